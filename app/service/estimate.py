@@ -49,8 +49,14 @@ INFERENCE_MEASURES = (
 TRAINING_MEASURES = ("tokens_per_s_per_gpu", "mfu", "step_time_s", "band")
 
 
-# InferenceEstimate's fields that hold what its `reason` and `memory_gb` read (a refusal writes them when first read)
-_READ_AS = {"reason_words": "reason", "memory_footprint_gb": "memory_gb"}
+# InferenceEstimate's fields that hold what its `reason`, `memory_gb`, `assumptions` and `limits_at_risk` read (each
+# may be written when first read)
+_READ_AS = {
+    "reason_words": "reason",
+    "memory_footprint_gb": "memory_gb",
+    "assumption_notes": "assumptions",
+    "limits_at_risk_words": "limits_at_risk",
+}
 # InferenceEstimate's fields a ranking's fixed load fills (its copies sharing the load: estimates.spread_load): one
 # configuration's estimate is one copy at the load asked, and says none of them; keeps_up_with_per_s is in its reason.
 # software_constants: what a ranked row dates against its price (software_era_note); an estimate has no price, and
@@ -68,7 +74,8 @@ _RANKING_ONLY = frozenset(
 
 
 def _inference_plain(est: InferenceEstimate) -> dict[str, Any]:
-    """plain(est) under the API's names, `reason` and `memory_gb` as read, in the fields' order."""
+    """plain(est) under the API's names, `reason`, `memory_gb`, `assumptions` and `limits_at_risk` as read, in the
+    fields' order."""
     return {
         _READ_AS.get(name, name): plain(getattr(est, _READ_AS[name])) if name in _READ_AS else value
         for name, value in plain(est).items()

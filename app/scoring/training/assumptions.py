@@ -64,7 +64,26 @@ def loss_memory_note(framework: str) -> str:
     )
 
 
+# Notes by all they read (the model, the GPU's peak note, the workload's optimizer, offload, framework, method, LoRA
+# rank and precision): a ranking estimates each of its ~40 (GPU, machine) slots on copies of one workload, and the
+# notes were written out again for each (found by speed26). Cleared when full; each entry is a few strings.
+_NOTES: dict[tuple[object, ...], tuple[str, ...]] = {}
+_NOTES_LIMIT = 1024
+
+
 def estimate_assumptions(gpu: GpuSpec, model: ModelSpec, w: TrainingWorkload, note: str) -> list[str]:
+    """The estimate's notes (a new list each call: an estimate may extend it), read from _NOTES where the same reads
+    wrote them before. The GPU is read through its peak `note` alone."""
+    key = (model, note, w.optimizer, w.offload, w.framework, w.method, w.lora_rank, w.precision)
+    notes = _NOTES.get(key)
+    if notes is None:
+        if len(_NOTES) >= _NOTES_LIMIT:
+            _NOTES.clear()
+        notes = _NOTES[key] = tuple(_written_assumptions(model, w, note))
+    return list(notes)
+
+
+def _written_assumptions(model: ModelSpec, w: TrainingWorkload, note: str) -> list[str]:
     out = ["flash attention; bf16 activations; " + OPTIMIZER_NOTES[w.optimizer]]
     if state_recipe(w).on_cpu:
         out.append(OFFLOAD_NOTE)

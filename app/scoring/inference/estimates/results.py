@@ -49,14 +49,17 @@ class InferenceEstimate:
     ttft_p99_band: Band = NO_BAND  # ms (latency_bands)
     tpot_p99_band: Band = NO_BAND  # ms
     bound: str = ""
-    assumptions: list[str] = field(default_factory=list)
+    # `assumptions`; an explained estimate writes its notes on the first read (explain_estimate._assumptions)
+    assumption_notes: list[str] | WrittenOnce[list[str]] = field(default_factory=list)
     attention_parallel: str = "tp"  # "dp": data-parallel attention over the TP group (context.InferenceContext)
     expert_parallel: str = "tp"  # "ep": MoE experts placed whole over the TP group (busiest_group_coverage)
     job_hours: float | None = None  # a batch job (workload.job_requests): each replica's; tok/s is the job's
     job_replicas: int = 1  # replicas the job is split over to meet its deadline
     misses_limits: bool = False  # infeasible though the model fits: its latency limits or request rate are not met
     over_limits: str = ""  # feasible at a live-traffic load but over a latency limit, in words (limits.py)
-    limits_at_risk: str = ""  # meets the limits, but a p99 at its band's slow end would not (limits.limits_at_risk)
+    # `limits_at_risk`: meets the limits, but a p99 at its band's slow end would not (limits.limits_at_risk); an
+    # explained estimate writes the words on the first read (a ranking explains every slot's layout, shows few rows)
+    limits_at_risk_words: str | WrittenOnce[str] = ""
     # Over the limits: the lowest p99 TTFT and TPOT any layout the machine supplies reaches at this load
     # (configurations.best_on_machine); the estimate API writes each as [ms, GPUs, tensor parallel, pipeline parallel]
     lowest_p99: LowestP99 | None = None
@@ -95,6 +98,15 @@ class InferenceEstimate:
     def spread_note(self) -> str:
         """The copies sharing a fixed load in words (spread_load.spread_words), '' for one copy."""
         return read_once(self.spread_words)
+
+    @property
+    def assumptions(self) -> list[str]:
+        """The estimate's assumption notes, the band's evidence last."""
+        return read_once(self.assumption_notes)
+
+    @property
+    def limits_at_risk(self) -> str:
+        return read_once(self.limits_at_risk_words)
 
     @property
     def memory_gb(self) -> dict[str, float]:

@@ -134,33 +134,56 @@ def explain(solved: Solution) -> InferenceEstimate:
         ttft_p99_band=latency.ttft_p99,
         tpot_p99_band=latency.tpot_p99,
         bound=point.step.bound,
-        assumptions=[
-            *s.ctx.assumptions,
-            *_layout_notes(s),
-            *_small_batch_moe_note(s),
-            *_rocm_note(s),
-            *_cap_note(held),
-            *near_tpot_floor_note(s, ttft_p99, multiples),
-            *_queue_note(point),
-            *light_load_note(s),
-            *_job_note(s),
-            *_kv_default_note(w),
-            *unapplied_limits_note(w, ttft_p99, tpot_p99, multiples),
-            *one_token_note(w),
-            *reach_notes,
-            latency.note,
-            evidence,
-        ],
+        assumption_notes=WrittenOnce(
+            lambda: _assumptions(solved, held, ttft_p99, tpot_p99, multiples, reach_notes, latency.note, evidence)
+        ),
         attention_parallel="dp" if s.ctx.attention_dp > 1 else "tp",
         expert_parallel="ep" if s.ctx.expert_parallel > 1 else "tp",
         job_hours=job.hours if job else None,
         job_replicas=job.replicas if job else 1,
         over_limits=over_limits(w, ttft_p99, tpot_p99, multiples),
-        limits_at_risk="" if job else limits_at_risk(w, ttft_p99, tpot_p99, *latency.p99_highs, multiples),
+        limits_at_risk_words=""
+        if job
+        else WrittenOnce(lambda: limits_at_risk(w, ttft_p99, tpot_p99, *latency.p99_highs, multiples)),
         requests_in_flight=point.batch if _below_one(s) else None,
         requests_per_s=_requests_per_s(s, tokens_per_s),
         software_constants=software_constants(s.ctx),
     )
+
+
+def _assumptions(
+    s: Solution,
+    held: tuple[str, str] | None,
+    ttft_p99_ms: float,
+    tpot_p99_ms: float,
+    multiples: tuple[float, float],
+    reach_notes: list[str],
+    latency_note: str,
+    evidence: str,
+) -> list[str]:
+    """The estimate's assumption notes, written when first read (InferenceEstimate.assumptions): a ranking explains
+    every (GPU, machine) slot's kept layout and an answer shows the notes of few rows, and some notes time more (the
+    TPOT floor's lone request; a heads split's data-parallel attention, searched in full where a ceiling skipped it:
+    dp_attention_lost_note). `held`, the p99s, `multiples`, the reach notes, the latency band's note and `evidence`:
+    what explain worked out for the estimate's other fields (found by speed26)."""
+    w = s.workload
+    return [
+        *s.ctx.assumptions,
+        *_layout_notes(s),
+        *_small_batch_moe_note(s),
+        *_rocm_note(s),
+        *_cap_note(held),
+        *near_tpot_floor_note(s, ttft_p99_ms, multiples),
+        *_queue_note(s.point),
+        *light_load_note(s),
+        *_job_note(s),
+        *_kv_default_note(w),
+        *unapplied_limits_note(w, ttft_p99_ms, tpot_p99_ms, multiples),
+        *one_token_note(w),
+        *reach_notes,
+        latency_note,
+        evidence,
+    ]
 
 
 def _memory_gb(s: Solution) -> dict[str, float]:

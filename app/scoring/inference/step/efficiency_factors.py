@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import lru_cache
 
 from app.scoring.efficiency.inference import (
     ENGINE_MBU,
@@ -70,8 +71,15 @@ def mfu_constants(ctx: InferenceContext) -> list[str]:
     return names + _engine_constants(ctx, "amd_mfu_factor")
 
 
+# software_constants by context: a ranking explains each (GPU, machine) slot's kept layout (~40 an open loop's), and
+# contexts are shared across rankings (context.build_context's cache), so each is read once rather than per explain.
+_SOFTWARE_CONSTANTS_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=_SOFTWARE_CONSTANTS_CACHE_SIZE)
 def software_constants(ctx: InferenceContext) -> tuple[str, ...]:
-    """The fitted software-maturity constants (SOFTWARE_CONSTANTS: engine and ROCm factors) mbu and mfu read."""
+    """The fitted software-maturity constants (SOFTWARE_CONSTANTS: engine and ROCm factors) mbu and mfu read: a tuple
+    of names, the same for equal contexts (found by speed26)."""
     return tuple(name for name in dict.fromkeys(mbu_constants(ctx) + mfu_constants(ctx)) if name in SOFTWARE_CONSTANTS)
 
 

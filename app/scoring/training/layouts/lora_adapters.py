@@ -15,16 +15,28 @@ hold their routed experts as parameter tensors that all-linear does not map, so 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from app.scoring.efficiency import training as eff
 from app.scoring.explain import fixed
 from app.scoring.specs import ModelSpec
+
+# Adapter counts by (model, rank, targets): a training ranking's layout searches and memory breakdowns read the count
+# ~300 times for its one model and rank (found by speed26).
+_ADAPTER_PARAMS_CACHE_SIZE = 1024
 
 
 def lora_adapter_params(model: ModelSpec, rank: int) -> float:
     """Trainable LoRA parameters: attention on every layer (attention_adapter_width), the gated MLP on the dense
     layers, and on a MoE layer what moe_layer_adapter_width counts."""
+    return _adapter_params(model, rank, eff.LORA_TARGETS_ALL_LINEAR)
+
+
+@lru_cache(maxsize=_ADAPTER_PARAMS_CACHE_SIZE)
+def _adapter_params(model: ModelSpec, rank: int, all_linear: bool) -> float:
+    """lora_adapter_params, `all_linear`: the targets (eff.LORA_TARGETS_ALL_LINEAR), read by the caller."""
     attention = attention_adapter_width(model)
-    if not eff.LORA_TARGETS_ALL_LINEAR:
+    if not all_linear:
         return float(rank * attention * model.layers)
     dense_mlp = 3 * (model.hidden_size + model.intermediate_size)
     ffn = model.dense_ffn_layers * dense_mlp + model.moe_layers * moe_layer_adapter_width(model)
