@@ -1,5 +1,6 @@
 """Every number a chart's no-JavaScript table shows is in the page's JSON twin (`charts`), from the one table both read:
-a buyer found the plan's cost-vs-traffic curve on /plan but nowhere in /plan.json."""
+a buyer found the plan's cost-vs-traffic curve on /plan but nowhere in /plan.json, the rank page's curves nowhere in
+/rank.json."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ from fastapi.testclient import TestClient
 from app.web.rendering.chart_tables import number_text
 
 PAGES = [
+    "/?phase=inference&model=llama-3.1-70b",
+    "/?phase=inference&model=llama-3.1-8b&scenario=max_throughput&job_requests=20000&sort=ttft",
+    "/?phase=training&model=llama-3.1-8b",
+    "/compare?phase=inference&model=llama-3.1-70b&gpus=H100-SXM&gpus=H200&gpus=B200",
     "/plan?model=llama-3.1-70b&requests_per_day=864000&months=12",
     "/mix?model=llama-3.1-8b",
     "/own?gpu=H100-SXM&gpu_count=8&utilisation_pct=60",
@@ -58,7 +63,7 @@ def test_each_charts_table_is_the_json_twins_charts_entry(client: TestClient, pa
 
 
 def test_the_plans_cost_curve_is_in_plan_json_in_numbers(client: TestClient) -> None:
-    _, body = _page_and_twin(client, PAGES[0])
+    _, body = _page_and_twin(client, PAGES[4])
     (curve,) = body["charts"]
     assert curve["chart_id"] == "cost-traffic"
     assert curve["columns"] == ["Series", "requests per day (mean over the week)", "$ per month"]

@@ -42,9 +42,13 @@ def charted(payload: dict[str, Any], chart_id: str, label: str, figure: Figure) 
     """Add the figure's numbers to the payload's `charts` (the JSON twin's field, the page's table) and return the
     figure's JSON block for the page to draw."""
     block = to_json_block(figure)
-    table = figure_table(block).model_copy(update={"chart_id": chart_id, "label": label})
-    payload.setdefault("charts", []).append(table.model_dump())
+    payload.setdefault("charts", []).append(table_of(chart_id, label, block))
     return block
+
+
+def table_of(chart_id: str, label: str, figure_json: str) -> dict[str, Any]:
+    """A drawn figure's numbers as a `charts` entry."""
+    return figure_table(figure_json).model_copy(update={"chart_id": chart_id, "label": label}).model_dump()
 
 
 def figure_table(figure_json: str) -> ChartTable:
