@@ -11,7 +11,7 @@ from html import unescape
 import pytest
 from fastapi.testclient import TestClient
 
-from app.web.rendering.chart_tables import figure_table
+from app.web.rendering.chart_tables import figure_table, number_text
 
 PAGES = [
     "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8",
@@ -55,7 +55,7 @@ def test_a_long_curve_is_thinned_to_evenly_spaced_points_and_says_so() -> None:
     curve = {"type": "scatter", "name": "dedicated", "x": list(range(1, 162)), "y": [2.0 * x for x in range(1, 162)]}
     table = figure_table(json.dumps({"data": [curve], "layout": {"xaxis": {"title": {"text": "requests"}}}}))
     assert table.columns == ["Series", "requests", "y"]
-    assert len(table.rows) == 12 and table.rows[0][1] == "1" and table.rows[-1][1] == "161"
+    assert len(table.rows) == 12 and table.rows[0][1] == 1 and table.rows[-1][1] == 161
     assert "12 of 161 points" in table.note
 
 
@@ -66,7 +66,8 @@ def test_bars_pivot_into_a_row_per_category() -> None:
     ]
     table = figure_table(json.dumps({"data": bars, "layout": {"xaxis": {"title": {"text": "$ per month"}}}}))
     assert table.columns == ["", "prefill", "decode"]
-    assert table.rows == [["a", "—", "12.3"], ["b", "1,500", "0.0123"]]
+    assert table.rows == [["a", None, 12.34], ["b", 1500.4, 0.01234]]  # unrounded, as the JSON twin gives them
+    assert [[r[0], *map(number_text, r[1:])] for r in table.rows] == [["a", "—", "12.3"], ["b", "1,500", "0.0123"]]
     assert table.note == "Values: $ per month."
 
 

@@ -6,6 +6,7 @@ from typing import Any, get_args
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from markupsafe import Markup
 
 from app.scoring.serving.traffic.week import Profile, Traffic
 from app.scoring.specs import CatalogSnapshot
@@ -17,10 +18,26 @@ from app.web.deps import SnapshotDep
 from app.web.disagg.charts import cost_by_layout
 from app.web.forms import form_summary
 from app.web.rank import form_options
-from app.web.rendering.charts import to_json_block
+from app.web.rendering.chart_tables import charted
 from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
+
+CHART_LABEL = "Monthly cost: aggregated against each disaggregated plan's prefill and decode pools (stacked)"
+
+
+def _with_chart(payload: dict[str, Any]) -> Markup | None:
+    """The figure's numbers into the payload's `charts` (the twin's and the page's table), where there is a layout to
+    draw; its JSON block for the page."""
+    payload.setdefault("charts", [])
+    if not (payload["aggregated"] or payload["disaggregated"]):
+        return None
+    return charted(payload, "cost-disagg", CHART_LABEL, cost_by_layout(payload))
+
+
+def _charted(payload: dict[str, Any]) -> dict[str, Any]:
+    _with_chart(payload)
+    return payload
 
 
 def _payload(query: PlanQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
@@ -74,7 +91,7 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
                 rank_query=ranking_query(query.workload, payload["traffic"]["peak_requests_per_s"]),
                 json_url=f"/disagg.json?{query.canonical}",
                 estimate_query=_on_the_estimate(query.workload, query.traffic),
-                chart_json=to_json_block(cost_by_layout(payload)),
+                chart_json=_with_chart(payload),
             )
     context["form"] = _form(query)
     context["errors"] = query.errors if query else {}
@@ -94,5 +111,5 @@ def disagg_page(request: Request, snapshot: SnapshotDep) -> Response:
 def disagg_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = disagg.parse_disagg(list(request.query_params.multi_items()))
     return canonical_json(
-        query, lambda: _payload(query, snapshot), disagg.PlanFieldError, snapshot, page_field=page_field
+        query, lambda: _charted(_payload(query, snapshot)), disagg.PlanFieldError, snapshot, page_field=page_field
     )

@@ -6,6 +6,7 @@ from typing import Any, get_args
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from markupsafe import Markup
 
 from app.scoring.serving.mix.question import MixQuestion
 from app.scoring.serving.mix.request_shapes import SHAPES
@@ -17,10 +18,25 @@ from app.web.deps import SnapshotDep
 from app.web.forms import form_summary
 from app.web.mix.charts import cost_by_offer
 from app.web.rank import form_options
-from app.web.rendering.charts import to_json_block
+from app.web.rendering.chart_tables import charted
 from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
+
+CHART_LABEL = (
+    "Monthly cost of the cheapest mix and of the cheapest single-type fleets, stacked per offer; hover for "
+    "replicas and the buckets each serves"
+)
+
+
+def _with_chart(payload: dict[str, Any]) -> Markup:
+    """The figure's numbers into the payload's `charts` (the twin's and the page's table); its block to draw."""
+    return charted(payload, "mix-cost", CHART_LABEL, cost_by_offer(payload))
+
+
+def _charted(payload: dict[str, Any]) -> dict[str, Any]:
+    _with_chart(payload)
+    return payload
 
 
 def _payload(query: mix.MixQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
@@ -59,7 +75,7 @@ def _context(query: mix.MixQuery | None, snapshot: CatalogSnapshot) -> dict[str,
                     payload["weights"]["weight_dtype"],
                 ),
                 json_url=f"/mix.json?{query.canonical}",
-                chart_json=to_json_block(cost_by_offer(payload)),
+                chart_json=_with_chart(payload),
             )
     context["form"] = _form(query)
     context["errors"] = query.errors if query else {}
@@ -76,4 +92,4 @@ def mix_page(request: Request, snapshot: SnapshotDep) -> Response:
 @router.get("/mix.json")
 def mix_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = mix.parse_mix(list(request.query_params.multi_items()))
-    return canonical_json(query, lambda: _payload(query, snapshot), mix.PlanFieldError, snapshot)
+    return canonical_json(query, lambda: _charted(_payload(query, snapshot)), mix.PlanFieldError, snapshot)

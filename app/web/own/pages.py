@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from markupsafe import Markup
 
 from app.scoring.serving.ownership.question import OwnershipQuestion
 from app.scoring.specs import CatalogSnapshot
@@ -14,10 +15,26 @@ from app.service.query.phase import asks_a_question
 from app.web.deps import SnapshotDep
 from app.web.forms import form_summary
 from app.web.own.charts import cumulative_cost
-from app.web.rendering.charts import to_json_block
+from app.web.rendering.chart_tables import charted
 from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
+
+CHART_LABEL = (
+    "Spent over the months (cash; with a cost of capital, each amount carried forward at it): owning (purchase, "
+    "then energy and colocation) against renting at your utilisation; the diamond marks the break-even, the dotted "
+    "line the end of depreciation"
+)
+
+
+def _with_chart(payload: dict[str, Any]) -> Markup:
+    """The figure's numbers into the payload's `charts` (the twin's and the page's table); its block to draw."""
+    return charted(payload, "own-rent", CHART_LABEL, cumulative_cost(payload))
+
+
+def _charted(payload: dict[str, Any]) -> dict[str, Any]:
+    _with_chart(payload)
+    return payload
 
 
 def _payload(query: ownership.OwnQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
@@ -43,7 +60,7 @@ def _context(query: ownership.OwnQuery, snapshot: CatalogSnapshot, asked: bool) 
                 share_query=query.canonical,
                 form_summary=form_summary.own_summary(query.question) if asked else None,
                 json_url=f"/own.json?{query.canonical}",
-                chart_json=to_json_block(cumulative_cost(payload)),
+                chart_json=_with_chart(payload),
             )
         else:  # the hints stay beside the cost fields, and each field without a default says so
             context["defaults"] = ownership.form_defaults(query.question, snapshot)
@@ -73,4 +90,4 @@ def own_page(request: Request, snapshot: SnapshotDep) -> Response:
 @router.get("/own.json")
 def own_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = ownership.parse_own(list(request.query_params.multi_items()), snapshot)
-    return canonical_json(query, lambda: _payload(query, snapshot), ownership.MissingInput, snapshot)
+    return canonical_json(query, lambda: _charted(_payload(query, snapshot)), ownership.MissingInput, snapshot)

@@ -27,6 +27,12 @@ CHART_MAX_REQUESTS_PER_DAY = 1e8
 CHART_POINTS = 161  # 32 per decade: steps of one replica stay visible at low traffic
 DEDICATED_LINES = 3
 SERVERLESS_LINES = 3
+CHART_ID = "cost-traffic"
+CHART_LABEL = (
+    "Monthly cost vs requests per day (log–log): dedicated options autoscaled as steps (one more replica per step), "
+    "the cheapest scaled to zero dash-dotted where that saves, serverless as dashed lines, your traffic dotted, the "
+    "break-even as a diamond (open: scaled to zero)"
+)
 
 
 def _grid(user_rpd: float, break_even: float | None) -> list[float]:

@@ -6,6 +6,7 @@ from typing import Any, get_args
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from markupsafe import Markup
 
 from app.scoring.serving.traffic.week import Profile
 from app.scoring.specs import CatalogSnapshot
@@ -23,9 +24,9 @@ from app.service.query.plan import (
 )
 from app.web.deps import SnapshotDep
 from app.web.forms import form_summary
-from app.web.plan.charts import cost_vs_traffic
+from app.web.plan.charts import CHART_ID, CHART_LABEL, cost_vs_traffic
 from app.web.rank import form_options
-from app.web.rendering.charts import to_json_block
+from app.web.rendering.chart_tables import charted
 from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
@@ -59,6 +60,13 @@ def plan_json(query: PlanQuery, snapshot: CatalogSnapshot, include_terms: bool =
         # that serves adapters; none for new weights), so its verdict may differ from the base model's above
         body["lifecycle"]["verdict"] = life["serving"]["verdict"]
     return body
+
+
+def with_chart(body: dict[str, Any], query: PlanQuery) -> Markup:
+    """The cost-vs-traffic figure's numbers into the body's `charts` (the twin's and the page's table); its JSON block
+    for the page to draw."""
+    assert query.workload is not None and query.traffic is not None
+    return charted(body, CHART_ID, CHART_LABEL, cost_vs_traffic(body, query.traffic, query.workload.output_len))
 
 
 def form_state(query: PlanQuery | None) -> dict[str, Any]:
@@ -104,7 +112,7 @@ def _context(query: PlanQuery | None, snapshot: CatalogSnapshot) -> dict[str, An
                 rank_query=ranking_query(query.workload, payload["traffic"]["peak_requests_per_s"]),
                 mix_query=mix.query_from_plan(query.workload, query.traffic, snapshot),
                 json_url=f"/plan.json?{query.canonical}",
-                chart_json=to_json_block(cost_vs_traffic(payload, query.traffic, query.workload.output_len)),
+                chart_json=with_chart(payload, query),
             )
     context["form"] = form_state(query)
     context["errors"] = query.errors if query else {}
@@ -120,12 +128,18 @@ def plan_page(request: Request, snapshot: SnapshotDep) -> Response:
     )
 
 
+def _charted_json(query: PlanQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
+    body = plan_json(query, snapshot, include_terms=True)
+    with_chart(body, query)
+    return body
+
+
 @router.get("/plan.json")
 def plan_page_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = parse_plan(list(request.query_params.multi_items()))
     return canonical_json(
         query,
-        lambda: plan_json(query, snapshot, include_terms=True),
+        lambda: _charted_json(query, snapshot),
         plan.PlanFieldError,
         snapshot,
         page_field=page_field,

@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from markupsafe import Markup
 
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
@@ -16,10 +17,25 @@ from app.web.deps import SnapshotDep
 from app.web.forms import form_summary
 from app.web.precision.charts import cost_by_precision
 from app.web.rank import form_options
-from app.web.rendering.charts import to_json_block
+from app.web.rendering.chart_tables import charted
 from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
+
+
+def _with_chart(payload: dict[str, Any]) -> Markup:
+    """The figure's numbers into the payload's `charts` (the twin's and the page's table); its block to draw."""
+    return charted(
+        payload,
+        "cost-precision",
+        f"Cheapest {payload['ranked_unit']} at each precision (bars); hover for the option and its latency",
+        cost_by_precision(payload),
+    )
+
+
+def _charted(payload: dict[str, Any]) -> dict[str, Any]:
+    _with_chart(payload)
+    return payload
 
 
 def _payload(query: ParsedQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
@@ -45,7 +61,7 @@ def _context(query: ParsedQuery | None, snapshot: CatalogSnapshot) -> dict[str, 
                     query.workload, form_summary.workload_model(query.workload, snapshot), dtype=False
                 ),
                 json_url=f"/precision.json?{query.canonical}",
-                chart_json=to_json_block(cost_by_precision(payload)),
+                chart_json=_with_chart(payload),
             )
     elif query is not None:
         form.update(query.values)
@@ -66,4 +82,4 @@ def precision_page(request: Request, snapshot: SnapshotDep) -> Response:
 @router.get("/precision.json")
 def precision_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = precision.parse_precision(list(request.query_params.multi_items()))
-    return canonical_json(query, lambda: _payload(query, snapshot), precision.PlanFieldError, snapshot)
+    return canonical_json(query, lambda: _charted(_payload(query, snapshot)), precision.PlanFieldError, snapshot)

@@ -177,7 +177,7 @@ def index_json(request: Request, snapshot: SnapshotDep) -> Response:
     )
 
 
-def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str) -> tuple[Any, int]:
+def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str, charts: bool) -> tuple[Any, int]:
     parsed = parse(list(request.query_params.multi_items()), paged=True)  # its sort applies; page and show do not
     if not parsed.errors:
         try:
@@ -187,6 +187,8 @@ def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str) -
             payload = ranking.rank_payload(parsed.phase, parsed.workload, snapshot, share_url, sort=sort)
             if path == "/compare":  # the cards the page shows above the ranking, as data
                 payload.update(compare_cards(parsed.phase, parsed.workload, snapshot, share_url))
+            if charts:  # the JSON twin's; the CSV's rows have no place for them
+                payload["charts"] = _chart_tables(parsed, payload, snapshot)
             return payload, 200
         except UnknownId as exc:
             parsed.errors.update(exc.errors)
@@ -194,9 +196,18 @@ def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str) -
     return field_errors_body(parsed.errors), 422
 
 
+def _chart_tables(parsed: ParsedQuery, payload: dict[str, Any], snapshot: CatalogSnapshot) -> list[dict[str, Any]]:
+    """The numbers of the charts the results page draws (its tables), drawn from the same leading configurations."""
+    assert parsed.workload is not None
+    charts_for = result_charts.inference_charts if parsed.phase == "inference" else result_charts.training_charts
+    leaders = result_charts.leaders_of(payload["options"])
+    model = model_spec_for(parsed.workload, snapshot)
+    return [c["table"] for c in charts_for(payload, leaders, parsed.workload, snapshot, model)]  # type: ignore[arg-type]
+
+
 def _twin(request: Request, snapshot: CatalogSnapshot, path: str, filename: str | None = None) -> Response:
     """The JSON (or, with a filename, CSV) twin of a results page; errors stay JSON."""
-    payload, status = _payload_or_errors(request, snapshot, path)
+    payload, status = _payload_or_errors(request, snapshot, path, charts=filename is None)
     if filename is None or status != 200:
         return json_response(payload, status_code=status)
     return csv_response(payload, filename)

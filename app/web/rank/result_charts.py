@@ -14,12 +14,26 @@ from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.training.run.limit_words import deadline_text
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.operating_curves import row_curves
+from app.service.rank.ranked_page import LEADING_CONFIGURATIONS
 from app.web.rank import charts as rc
 from app.web.rank import curve_charts as cc
+from app.web.rendering.chart_tables import table_of
 from app.web.rendering.charts import to_json_block
 
 CURVE_CONFIGS = 4
 MEMORY_CONFIGS = 5
+
+
+def with_tables(charts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each chart with its numbers (`table`): the page's no-JavaScript table and the JSON twin's `charts` entry."""
+    return [{**chart, "table": table_of(chart["id"], chart["label"], chart["json"])} for chart in charts]
+
+
+def leaders_of(options: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The JSON twin's leading configurations, as ranked_page finds them for the page: the best feasible row of each
+    distinct (GPU, count) in ranked order (`rank`, whatever order a sort put the rows in)."""
+    ranked = sorted((o for o in options if o["feasible"]), key=lambda o: o["rank"])
+    return distinct_configs(ranked, LEADING_CONFIGURATIONS)
 
 
 def distinct_configs(options: Sequence[dict[str, Any]], n: int) -> list[dict[str, Any]]:
@@ -42,7 +56,7 @@ def inference_charts(
     workload: InferenceWorkload,
     snapshot: CatalogSnapshot,
     model: ModelSpec,
-) -> list[dict[str, str]]:
+) -> list[dict[str, Any]]:
     top = chart_configs(leaders, CURVE_CONFIGS, workload.gpus)
     charts = []
     if workload.job_requests and leaders:
@@ -101,7 +115,7 @@ def inference_charts(
                 "json": to_json_block(rc.memory_bars(rows, parts)),
             }
         )
-    return charts
+    return with_tables(charts)
 
 
 def chart_configs(options: Sequence[dict[str, Any]], n: int, gpus: Sequence[str] | None = None) -> list[dict[str, Any]]:
@@ -139,7 +153,7 @@ def training_charts(
     workload: TrainingWorkload,
     snapshot: CatalogSnapshot,
     model: ModelSpec,
-) -> list[dict[str, str]]:
+) -> list[dict[str, Any]]:
     charts = [
         {
             "id": "cost-step",
@@ -187,4 +201,4 @@ def training_charts(
                 "json": to_json_block(rc.memory_bars(rows, [(k, k.replace("_", " ")) for k in keys], share)),
             }
         )
-    return charts
+    return with_tables(charts)

@@ -20,6 +20,7 @@ from app.web.rank.option_schemas import (
     TrainingOptionOut,
 )
 from app.web.rank.superseded_schema import OFFER_SUPERSEDED, OfferSupersededOut
+from app.web.rendering.chart_tables import ChartTable
 
 WORKLOAD = "the request's workload as validated: every field it sets, defaults filled in, unset ones left out"
 TERMS = "the explanation: each term of the estimate, with its value, unit and formula"
@@ -59,6 +60,10 @@ CARD_LEFT_OUT = (
     "stale prices left out, in words, which may run it; else ''"
 )
 CARDS = "present only on /compare.json: one card per GPU the question names, as /compare shows them side by side"
+CHARTS = (
+    "present only on the results pages' twins (/rank.json, /compare.json): each chart the page draws, as the numbers "
+    "of its no-JavaScript table (unrounded), for the same leading configurations"
+)
 
 
 class InferenceCardOut(Strict):
@@ -162,6 +167,7 @@ class InferenceRankResponse(RankResponseBase):
         "would have cost less than the first compared one",
     )
     cards: list[InferenceCardOut] | None = Field(None, description=CARDS)
+    charts: list[ChartTable] | None = Field(None, description=CHARTS)
     cards_note: str | None = Field(
         None,
         description="present only on /compare.json: where the cards' output tokens/s per GPU differ by more than "
@@ -228,6 +234,7 @@ class TrainingRankResponse(RankResponseBase):
         "that would meet the deadline",
     )
     cards: list[TrainingCardOut] | None = Field(None, description=CARDS)
+    charts: list[ChartTable] | None = Field(None, description=CHARTS)
 
 
 class InferenceEstimateOut(Strict, LatencyFieldsOut):
