@@ -80,3 +80,20 @@ def test_a_number_typed_as_no_number_is_refused_in_the_fields_terms(client: Test
     page = client.get("/?phase=inference&model=llama-3.1-8b&ttft_ms=fast&input_len=2k")
     assert "must be a number of ms, e.g. 1000" in page.text
     assert "must be a whole number of tokens, e.g. 2000" in page.text
+
+
+def test_the_other_question_pages_move_ids_to_the_catalogs_spelling(client: TestClient) -> None:
+    """/precision, /mix and /plan redirect a typed spelling as / does; their other pairs stay as written."""
+    asked = {
+        "/precision?model=Llama-3.1-70B": "/precision?model=llama-3.1-70b",
+        "/mix?model=Llama-3.1-70B&mix=chat:0.5,rag:0.5&requests_per_day=100000": (
+            "/mix?model=llama-3.1-70b&mix=chat:0.5,rag:0.5&requests_per_day=100000"
+        ),
+        "/plan?model=Llama-3.1-8B&requests_per_day=100000&train_gpus=h100-sxm": (
+            "/plan?model=llama-3.1-8b&requests_per_day=100000&train_gpus=H100-SXM"
+        ),
+    }
+    for typed, spelled in asked.items():
+        moved = client.get(typed, follow_redirects=False)
+        assert moved.status_code == 303 and moved.headers["location"] == spelled, typed
+        assert client.get(spelled, follow_redirects=False).status_code == 200, spelled

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
+from urllib.parse import quote_plus, unquote_plus
 
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
-from app.service.catalog_ids import FILTER_FIELDS, catalog_id
+from app.service.catalog_ids import FILTER_FIELDS, catalog_id, id_field_kind
 from app.service.query.canonical import canonical_query
 from app.service.query.question import ParsedQuery
 from app.service.query.view import with_view
@@ -46,3 +47,19 @@ def in_catalog_spelling(parsed: ParsedQuery, snapshot: CatalogSnapshot) -> Parse
         return parsed
     question = canonical_query(parsed.phase, workload)
     return replace(parsed, workload=workload, question=question, canonical=with_view(question, parsed.view))
+
+
+def respelled_query(query: str, snapshot: CatalogSnapshot) -> str:
+    """A canonical query string with the catalog ids its fields name (model, gpu, gpus, providers, vendors, and
+    /plan's train_ ones) in the catalog's spelling, every other pair left as written: the pages other than / and
+    /compare, whose questions are not one workload, redirect to it. `query` itself where no id is respelled."""
+    return "&".join(_respelled(pair, snapshot) for pair in query.split("&")) if query else query
+
+
+def _respelled(pair: str, snapshot: CatalogSnapshot) -> str:
+    key, sep, value = pair.partition("=")
+    kind = id_field_kind(unquote_plus(key))
+    if kind is None or not sep:
+        return pair
+    ids = [catalog_id(snapshot, kind, part) for part in unquote_plus(value).split(",")]
+    return f"{key}={quote_plus(','.join(ids), safe=',')}"
