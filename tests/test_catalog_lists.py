@@ -55,7 +55,7 @@ def test_the_filter_forms_are_plain_get_forms(client: TestClient) -> None:
 BAD = [
     ("/models", "sort=size", "sort", "Input should be 'name', 'params' or 'context'"),
     ("/models", "kind=sparse", "kind", "Input should be 'dense' or 'moe'"),
-    ("/models", "min_params_b=abc", "min_params_b", "valid number"),
+    ("/models", "min_params_b=abc", "min_params_b", "must be a number of billion parameters"),
     ("/models", "min_params_b=nan", "min_params_b", "finite"),
     ("/models", "min_params_b=70&max_params_b=8", "max_params_b", "8 billion is fewer than the least asked for, 70"),
     ("/models", "family=lama", "family", "unknown model family 'lama'; known: BLOOM"),

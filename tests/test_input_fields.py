@@ -224,7 +224,7 @@ def test_the_cli_names_the_flag_of_a_check_across_fields(database, capsys) -> No
         ("phase=training&steps=-10", "steps", "whole number of optimizer steps (at least 1)"),
         ("phase=training&steps=1.5", "steps", "whole number"),
         ("phase=training&steps=1e30", "steps", "total_tokens = steps × global_batch_seqs × seq_len"),
-        ("phase=training&steps=10&global_batch_seqs=abc", "global_batch_seqs", "valid integer"),
+        ("phase=training&steps=10&global_batch_seqs=abc", "global_batch_seqs", "whole number of sequences, e.g. 64"),
     ],
 )
 def test_a_convenience_field_error_is_at_the_field_typed(client: TestClient, query: str, field: str, says: str) -> None:

@@ -124,6 +124,12 @@ def _id_field(field: str) -> tuple[str, bool] | None:
     return (name, False) if name in FILTER_FIELDS else None
 
 
+def id_field_kind(field: str) -> str | None:
+    """The KINDS key of a question field naming catalog ids (`model`, `train_gpus`, `providers`); None for another."""
+    found = _id_field(field)
+    return found[0] if found else None
+
+
 def typed_ids(value: object) -> list[str]:
     """The ids a value names as typed (a string, comma-separated on a form, or a list of strings); none where it is
     no id in shape (a number, an object): its shape error, if any, says so."""

@@ -10,6 +10,7 @@ from pydantic import Field, ValidationInfo, field_validator
 from app.scoring.workload import InferenceWorkload, ShortId, TrainingWorkload
 from app.service import estimate as estimates
 from app.service.query.canonical import canonical_query
+from app.service.query.catalog_spelling import catalog_spelled
 from app.service.query.view import ResultsView, with_view
 from app.service.rank import rank_sort, ranking
 from app.service.rank.model_spec import UnknownId
@@ -85,6 +86,7 @@ def _rank(
 ) -> dict[str, Any]:
     if problem := rank_sort.sort_error(phase, sort):
         raise HTTPException(status_code=422, detail=field_entries({"sort": problem}))
+    workload = catalog_spelled(workload, snapshot)  # answered under the catalog's ids: `h100-sxm` is H100-SXM
     question = canonical_query(phase, workload)  # type: ignore[arg-type]
     share_url = "/?" + with_view(question, ResultsView(sort=sort))
     try:

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.scoring.specs import CatalogSnapshot
+from app.service.query.catalog_spelling import in_catalog_spelling
 from app.service.query.phase import PHASES, Phase, asks_a_question
 from app.service.query.plan import plan_link, training_plan_link
 from app.service.query.question import ParsedQuery, parse
@@ -107,6 +108,8 @@ def render_workbench(
     }
     if parsed is not None and parsed.workload is not None:
         context.update(results_context(parsed, snapshot, path, view_base))
+        if context.get("pager", {}).get("beyond"):  # page 99,999 of 2: the last page is the one a reader meant
+            return RedirectResponse(context["pager"]["last_page_url"], status_code=303)
     name_every_wrong_field(parsed, snapshot)
     typed = parsed.values if parsed and parsed.errors else ()
     context["form"] = form_options.convenience_targets_blank(form_options.form_state(parsed), typed=typed)
@@ -151,7 +154,7 @@ def index(request: Request, snapshot: SnapshotDep) -> Response:
     items = list(request.query_params.multi_items())
     if not asks_a_question(items, PHASES):
         return render_workbench(request, _blank(request), snapshot, "/")
-    parsed = parse(items, paged=True)
+    parsed = in_catalog_spelling(parse(items, paged=True), snapshot)
     redirect = _redirect_if_not_canonical(request, parsed, "/")
     return redirect or render_workbench(request, parsed, snapshot, "/")
 
@@ -177,9 +180,8 @@ def index_json(request: Request, snapshot: SnapshotDep) -> Response:
     )
 
 
-def _payload_or_errors(request: Request, snapshot: CatalogSnapshot, path: str, charts: bool) -> tuple[Any, int]:
-    parsed = parse(list(request.query_params.multi_items()), paged=True)  # its sort applies; page and show do not
-    if not parsed.errors:
+def _payload_or_errors(parsed: ParsedQuery, snapshot: CatalogSnapshot, path: str, charts: bool) -> tuple[Any, int]:
+    if not parsed.errors:  # its sort applies; page and show do not
         try:
             assert parsed.workload is not None
             sort = parsed.view.sort
@@ -206,8 +208,15 @@ def _chart_tables(parsed: ParsedQuery, payload: dict[str, Any], snapshot: Catalo
 
 
 def _twin(request: Request, snapshot: CatalogSnapshot, path: str, filename: str | None = None) -> Response:
-    """The JSON (or, with a filename, CSV) twin of a results page; errors stay JSON."""
-    payload, status = _payload_or_errors(request, snapshot, path, charts=filename is None)
+    """The JSON (or, with a filename, CSV) twin of a results page; errors stay JSON. Ids typed in another spelling
+    (`gpus=h100-sxm`) move to the twin of the catalog's (303), as the page does: one question, one link."""
+    asked = parse(list(request.query_params.multi_items()), paged=True)
+    parsed = in_catalog_spelling(asked, snapshot)
+    if parsed is not asked:
+        return RedirectResponse(
+            f"{request.url.path}?{with_view(parsed.question, ResultsView(sort=parsed.view.sort))}", 303
+        )
+    payload, status = _payload_or_errors(parsed, snapshot, path, charts=filename is None)
     if filename is None or status != 200:
         return json_response(payload, status_code=status)
     return csv_response(payload, filename)
@@ -229,7 +238,7 @@ def compare(request: Request, snapshot: SnapshotDep) -> Response:
     if not asks_a_question(items, PHASES):
         state = _blank(request, gpus=["H100-SXM", "H200", "B200"])
         return render_workbench(request, state, snapshot, "/compare", "compare.html")
-    parsed = parse(items, paged=True)
+    parsed = in_catalog_spelling(parse(items, paged=True), snapshot)
     redirect = _redirect_if_not_canonical(request, parsed, "/compare")
     return redirect or render_workbench(request, parsed, snapshot, "/compare", "compare.html", {"side_by_side": True})
 

@@ -55,7 +55,8 @@ def pager(view: ResultsView, total: int, base: str) -> dict[str, Any]:
         "page": view.page,
         "pages": pages,
         "per_page": per_page,
-        "beyond": view.page > pages,  # a page past the last: no rows, and a link back
+        "beyond": view.page > pages,  # a page past the last: the page redirects to the last one
+        "last_page_url": at(pages),
         "first_url": at(1) if view.page > 2 else None,
         "prev_url": at(min(view.page, pages + 1) - 1) if view.page > 1 else None,
         "next_url": at(view.page + 1) if view.page < pages else None,

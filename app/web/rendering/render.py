@@ -32,6 +32,7 @@ from app.scoring.pricing.offer_labels import label_beyond_name
 from app.scoring.pricing.price_terms import price_caveats
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.training.run.limit_words import days_text, interruptions_text
+from app.service.query.catalog_spelling import respelled_query
 from app.service.query.phase import QuestionKind
 from app.service.typed_model_checks import Groups, typed_question_errors
 from app.web.errors.error_shape import field_errors_body
@@ -133,12 +134,14 @@ def canonical_page(
     """One URL per question: another spelling redirects to the canonical one (before any work is done),
     errors answer 422 beside the form, and an htmx swap pushes the canonical URL into the history."""
     name_every_wrong_field(query, snapshot)
-    if query and not query.errors and not wants_fragment(request) and query.canonical != request.url.query:
-        return RedirectResponse(f"{path}?{query.canonical}", status_code=303)
+    # ids typed in another case (`model=Llama-3.1-70B`) move to the catalog's spelling too (found by canon2)
+    canonical = respelled_query(query.canonical, snapshot) if query and not query.errors else ""
+    if query and not query.errors and not wants_fragment(request) and canonical != request.url.query:
+        return RedirectResponse(f"{path}?{canonical}", status_code=303)
     context = build_context()
     response = page(request, template, context, block=block, status_code=422 if context["errors"] else 200)
-    if query and query.canonical and not context["errors"] and wants_fragment(request):
-        response.headers["HX-Push-Url"] = f"{path}?{query.canonical}"
+    if query and canonical and not context["errors"] and wants_fragment(request):
+        response.headers["HX-Push-Url"] = f"{path}?{canonical}"
     return response
 
 

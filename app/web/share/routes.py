@@ -15,6 +15,8 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.catalog import saved_links as stored_links
 from app.scoring.specs import CatalogSnapshot
+from app.service.query.catalog_spelling import in_catalog_spelling
+from app.service.query.phase import PHASES, asks_a_question
 from app.service.query.question import ParsedQuery, parse
 from app.service.query.view import parse_view
 from app.service.rank import ranking
@@ -31,6 +33,7 @@ from app.web.share.request import SHARE_BODY, SHARE_RESPONSES, ShareCreated, Sha
 
 router = APIRouter(tags=["saved links"])
 SHARE_PATHS = ("/", "/compare")
+EMPTY_QUESTION = "no question to save: name a model (e.g. model=llama-3.1-8b) and what differs from the form's defaults"
 
 
 def cross_site_reason(request: Request) -> str | None:
@@ -66,8 +69,9 @@ def create_share(
     refused = cross_site_reason(request)
     if refused:
         return refused_response(request, 403, refused)
-    parsed = parse(query_items(fields.query))
-    problems = _problems(fields.path, parsed, snapshot)
+    items = query_items(fields.query)
+    parsed = in_catalog_spelling(parse(items), snapshot)  # saved under the catalog's ids, as the page links them
+    problems = _problems(fields.path, parsed, snapshot, asks_a_question(items, PHASES))
     if problems:
         return field_error_response(request, problems)
     slug = stored_links.save(session, fields.path, stored_query(parsed, snapshot), snapshot)
@@ -78,9 +82,11 @@ def create_share(
     return RedirectResponse(f"/s/{slug}", status_code=303)
 
 
-def _problems(path: str, parsed: ParsedQuery, snapshot: CatalogSnapshot) -> dict[str, str]:
+def _problems(path: str, parsed: ParsedQuery, snapshot: CatalogSnapshot, asks: bool) -> dict[str, str]:
     if path not in SHARE_PATHS:
         return {"path": f"must be one of {', '.join(SHARE_PATHS)}"}
+    if not asks:  # `/` with no question is a blank form, not the default model's ranking: nothing to save
+        return {"query": EMPTY_QUESTION}
     if parsed.errors or parsed.workload is None:
         return parsed.errors or {"query": "no workload in this query"}
     try:  # a link must replay: its model and filter ids have to resolve now, not fail when opened
