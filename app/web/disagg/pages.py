@@ -18,7 +18,7 @@ from app.web.deps import SnapshotDep
 from app.web.disagg.charts import cost_by_layout
 from app.web.forms import form_summary
 from app.web.rank import form_options
-from app.web.rendering.chart_tables import charted
+from app.web.rendering.chart_tables import charted, twin_payload
 from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
@@ -33,11 +33,6 @@ def _with_chart(payload: dict[str, Any]) -> Markup | None:
     if not (payload["aggregated"] or payload["disaggregated"]):
         return None
     return charted(payload, "cost-disagg", CHART_LABEL, cost_by_layout(payload))
-
-
-def _charted(payload: dict[str, Any]) -> dict[str, Any]:
-    _with_chart(payload)
-    return payload
 
 
 def _payload(query: PlanQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
@@ -111,5 +106,9 @@ def disagg_page(request: Request, snapshot: SnapshotDep) -> Response:
 def disagg_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = disagg.parse_disagg(list(request.query_params.multi_items()))
     return canonical_json(
-        query, lambda: _charted(_payload(query, snapshot)), disagg.PlanFieldError, snapshot, page_field=page_field
+        query,
+        lambda: twin_payload(_payload(query, snapshot), _with_chart),
+        disagg.PlanFieldError,
+        snapshot,
+        page_field=page_field,
     )

@@ -18,7 +18,7 @@ from app.web.deps import SnapshotDep
 from app.web.forms import form_summary
 from app.web.mix.charts import cost_by_offer
 from app.web.rank import form_options
-from app.web.rendering.chart_tables import charted
+from app.web.rendering.chart_tables import charted, twin_payload
 from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
@@ -32,11 +32,6 @@ CHART_LABEL = (
 def _with_chart(payload: dict[str, Any]) -> Markup:
     """The figure's numbers into the payload's `charts` (the twin's and the page's table); its block to draw."""
     return charted(payload, "mix-cost", CHART_LABEL, cost_by_offer(payload))
-
-
-def _charted(payload: dict[str, Any]) -> dict[str, Any]:
-    _with_chart(payload)
-    return payload
 
 
 def _payload(query: mix.MixQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
@@ -92,4 +87,6 @@ def mix_page(request: Request, snapshot: SnapshotDep) -> Response:
 @router.get("/mix.json")
 def mix_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = mix.parse_mix(list(request.query_params.multi_items()))
-    return canonical_json(query, lambda: _charted(_payload(query, snapshot)), mix.PlanFieldError, snapshot)
+    return canonical_json(
+        query, lambda: twin_payload(_payload(query, snapshot), _with_chart), mix.PlanFieldError, snapshot
+    )

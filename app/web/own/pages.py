@@ -15,7 +15,7 @@ from app.service.query.phase import asks_a_question
 from app.web.deps import SnapshotDep
 from app.web.forms import form_summary
 from app.web.own.charts import cumulative_cost
-from app.web.rendering.chart_tables import charted
+from app.web.rendering.chart_tables import charted, twin_payload
 from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
@@ -30,11 +30,6 @@ CHART_LABEL = (
 def _with_chart(payload: dict[str, Any]) -> Markup:
     """The figure's numbers into the payload's `charts` (the twin's and the page's table); its block to draw."""
     return charted(payload, "own-rent", CHART_LABEL, cumulative_cost(payload))
-
-
-def _charted(payload: dict[str, Any]) -> dict[str, Any]:
-    _with_chart(payload)
-    return payload
 
 
 def _payload(query: ownership.OwnQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
@@ -90,4 +85,6 @@ def own_page(request: Request, snapshot: SnapshotDep) -> Response:
 @router.get("/own.json")
 def own_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = ownership.parse_own(list(request.query_params.multi_items()), snapshot)
-    return canonical_json(query, lambda: _charted(_payload(query, snapshot)), ownership.MissingInput, snapshot)
+    return canonical_json(
+        query, lambda: twin_payload(_payload(query, snapshot), _with_chart), ownership.MissingInput, snapshot
+    )

@@ -17,7 +17,7 @@ from app.web.deps import SnapshotDep
 from app.web.forms import form_summary
 from app.web.precision.charts import cost_by_precision
 from app.web.rank import form_options
-from app.web.rendering.chart_tables import charted
+from app.web.rendering.chart_tables import charted, twin_payload
 from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
@@ -31,11 +31,6 @@ def _with_chart(payload: dict[str, Any]) -> Markup:
         f"Cheapest {payload['ranked_unit']} at each precision (bars); hover for the option and its latency",
         cost_by_precision(payload),
     )
-
-
-def _charted(payload: dict[str, Any]) -> dict[str, Any]:
-    _with_chart(payload)
-    return payload
 
 
 def _payload(query: ParsedQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
@@ -82,4 +77,6 @@ def precision_page(request: Request, snapshot: SnapshotDep) -> Response:
 @router.get("/precision.json")
 def precision_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = precision.parse_precision(list(request.query_params.multi_items()))
-    return canonical_json(query, lambda: _charted(_payload(query, snapshot)), precision.PlanFieldError, snapshot)
+    return canonical_json(
+        query, lambda: twin_payload(_payload(query, snapshot), _with_chart), precision.PlanFieldError, snapshot
+    )

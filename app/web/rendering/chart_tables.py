@@ -6,6 +6,7 @@ JSON read one object, built once per answer."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -44,6 +45,13 @@ def charted(payload: dict[str, Any], chart_id: str, label: str, figure: Figure) 
     block = to_json_block(figure)
     payload.setdefault("charts", []).append(table_of(chart_id, label, block))
     return block
+
+
+def twin_payload(payload: dict[str, Any], draw: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
+    """A JSON twin's payload with its page's chart numbers: `draw` (the page's, which `charted` each figure) adds them
+    to its `charts`; the block it returns for the page to draw is not needed here."""
+    draw(payload)
+    return payload
 
 
 def table_of(chart_id: str, label: str, figure_json: str) -> dict[str, Any]:
