@@ -85,10 +85,3 @@ def test_a_table_and_twin_that_disagree_fail_the_comparison() -> None:
     )
     assert _page_tables(html) != [_as_shown(chart)]
     assert _page_tables(html.replace("2.6", "2.5")) == [_as_shown(chart)]
-
-
-def test_the_plan_api_gives_the_pages_chart_numbers(client: TestClient) -> None:
-    question = {"workload": {"model": "llama-3.1-70b"}, "traffic": {"requests_per_day": 864000}}
-    api = client.post("/api/v1/plan/serving", json=question).json()
-    _, twin = _page_and_twin(client, "/plan?model=llama-3.1-70b&requests_per_day=864000")
-    assert api["charts"] and api["charts"] == twin["charts"]

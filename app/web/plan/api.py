@@ -17,9 +17,7 @@ from app.web.errors.handlers import unprocessable
 from app.web.json_api.fast_json import OrjsonResponse, PydanticJsonResponse
 from app.web.json_api.json_body import StrictJsonRoute
 from app.web.json_api.query_numbers import AS_TYPED
-from app.web.plan.charts import CHART_ID, CHART_LABEL, cost_vs_traffic
 from app.web.plan.schemas import LifecycleResponse, ServingResponse
-from app.web.rendering.chart_tables import charted
 
 router = APIRouter(
     prefix="/api/v1/plan",
@@ -74,14 +72,14 @@ def plan_serving(
     `cheapest_serverless`, the current, verified price the break-even traffic is found against (stale ones too with
     `include_stale`; never an unverified or deprecated one; a disputed one at the higher of its two figures, its own
     in `listed_*` and the other source's in `disputed_*`). The notes name any doubt on the price compared with."""
-    share = _share_url(request.workload, request.traffic)
     try:
-        body = plan.serving_payload(request.workload, request.traffic, snapshot, share, limit, terms)
+        return OrjsonResponse(
+            plan.serving_payload(
+                request.workload, request.traffic, snapshot, _share_url(request.workload, request.traffic), limit, terms
+            )
+        )
     except plan.PlanFieldError as exc:
         raise unprocessable(exc) from None
-    figure = cost_vs_traffic(body, request.traffic, request.workload.output_len)
-    charted(body, CHART_ID, CHART_LABEL, figure)  # the page's chart, as its twin gives it
-    return OrjsonResponse(body)
 
 
 @router.post(

@@ -18,7 +18,6 @@ from app.web.json_api.report_schemas import (
 from app.web.rank.layout_schema import LayoutOut
 from app.web.rank.option_schemas import InferenceOptionFields
 from app.web.rank.schemas import WORKLOAD
-from app.web.rendering.chart_tables import ChartTable
 
 
 class ServingOptionOut(InferenceOptionFields):
@@ -131,11 +130,6 @@ class ServingResponse(ServingBody):
     )
     catalog_version: str = Field(description=CATALOG_VERSION)
     share_url: str = Field(description="the plan page of this question")
-    charts: list[ChartTable] = Field(
-        description="the plan page's chart, monthly cost vs requests per day: each dedicated option autoscaled (of "
-        "the options returned), the cheapest scaled to zero where that saves, the compared serverless prices and the "
-        "break-even, as (series, requests per day, $ per month) rows; the same numbers as the page's table"
-    )
 
 
 class LifecycleCombinationOut(BaseModel):
