@@ -62,7 +62,7 @@ def test_a_slots_billed_run_orders_its_offers_by_each_offers_own_billed_price() 
         offers = [replace(_offer(p, t, s), usd_per_gpu_hour=1.5 + (n % 7) / 4) for n, (p, t, s) in enumerate(order)]
         by_price = sorted(range(len(offers)), key=lambda i: (offers[i].usd_per_gpu_hour, offers[i].provider_id, i))
         billing, first = offer_order._billing_numbers(offers)
-        runs = offer_order.SlotRuns([by_price], [list(range(len(offers)))], [], [], billing, first)
+        runs = offer_order.SlotRuns([by_price], [list(range(len(offers)))], [], [], billing, first, [])
         pricing = ConfigurationPricing.of(est, Machine(gpus_per_node=8, link="nvlink"), workload)
         own = sorted(by_price, key=lambda i: (pricing.billed_price(offers[i]), offers[i].provider_id, i))
         fresh = ConfigurationPricing.of(est, Machine(gpus_per_node=8, link="nvlink"), workload)

@@ -15,8 +15,8 @@ from app.scoring.explain import Band, LazyTerms, Term, fixed
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.assumptions import estimate_assumptions
 from app.scoring.training.layouts.choice import choose_layout, layout_timing
-from app.scoring.training.layouts.fit_search import layout_memory
-from app.scoring.training.layouts.frugal_settings import settings_that_fit, stack_limit, stack_that_fits
+from app.scoring.training.layouts.fit_search import LayoutMemory, layout_memory
+from app.scoring.training.layouts.frugal_settings import FitsWith, settings_that_fit, stack_limit, stack_that_fits
 from app.scoring.training.layouts.memory import (
     Layout,
     memory_breakdown_gb,
@@ -36,6 +36,7 @@ from app.scoring.training.layouts.step_peak import StepPeak, workload_peak
 from app.scoring.training.step.flops import model_flops_per_token
 from app.scoring.training.step.frameworks import split_stack
 from app.scoring.training.step.mfu import peak_tflops
+from app.scoring.training.step.step_time import StepTime
 from app.scoring.training.step.terms import training_terms
 from app.scoring.workload import TrainingWorkload
 
@@ -114,9 +115,15 @@ def _at_the_update(peak: StepPeak, breakdown: dict[str, float]) -> str:
 
 
 def _reason_no_fit(
-    gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e: eff.TrainingEfficiency
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    e: eff.TrainingEfficiency,
+    fits_with: FitsWith | None = None,
 ) -> tuple[str, dict[str, float], float]:
-    """Why no layout fits, with the most frugal split's breakdown and need (GB per GPU)."""
+    """Why no layout fits, with the most frugal split's breakdown and need (GB per GPU); `fits_with`: a ranking's
+    memoised answer to whether other settings fit (frugal_settings.settings_that_fit)."""
     frugal, breakdown = _most_frugal(gpu, gpu_count, model, w, e)
     stage, tp, pp = frugal.zero_stage, frugal.tensor_parallel, frugal.pipeline_parallel
     total_states = breakdown["model_states"] * gpu_count if stage >= 1 or tp * pp > 1 else breakdown["model_states"]
@@ -129,7 +136,7 @@ def _reason_no_fit(
         f"per GPU{_at_the_update(peak, breakdown)} but gives {fixed(usable_gb(gpu, gpu_count), 0)} GB usable of "
         f"{fixed(gpu.memory_gb, 0)} GB each"
     )
-    frugal_settings = settings_that_fit(gpu, gpu_count, model, w, e)
+    frugal_settings = settings_that_fit(gpu, gpu_count, model, w, e, fits_with)
     if frugal_settings:
         text += f"; it fits with {frugal_settings}"
     limit = sequence_split_limit(gpu, gpu_count, model, w, e)
@@ -152,12 +159,19 @@ def estimate_training(
     capacity_factor: float = 1.0,
     partial_recompute: bool = True,
     expert_split: bool = True,
+    step_s: float | None = None,
+    fits_with: FitsWith | None = None,
+    memory: LayoutMemory | None = None,
 ) -> TrainingEstimate:
     """Estimate one configuration; `layout` pins the split, else the fastest fitting one is chosen (without partial
     recompute where `partial_recompute` is false, without expert parallelism where `expert_split` is false:
     choice.choose_layout).
 
     `attention_span` and `capacity_factor` describe how the run executes (see step_time.compute_seconds).
+    `step_s`: the pinned layout's step seconds where a ranking's search timed it already (GpuTimer.best_layout, the
+    same sum as StepTime.total_s); its StepTime's parts are then worked out only when the terms are read.
+    `fits_with`: where no layout fits, whether other settings would, as a ranking's search memoises it
+    (LayoutSearch.fits_with). `memory`: the pinned layout's layout_memory, where a ranking's search memoises it.
     """
     w = workload
     flops = model_flops_per_token(model, w.method, w.seq_len)
@@ -170,15 +184,21 @@ def estimate_training(
         breakdown: dict[str, float] = {}
         needed_gb = 0.0
         if chosen is None:
-            reason, breakdown, need = _reason_no_fit(gpu, gpu_count, model, w, e)
+            reason, breakdown, need = _reason_no_fit(gpu, gpu_count, model, w, e, fits_with)
             needed_gb = need + runtime_reserve_gb(gpu_count)
         assumptions = estimate_assumptions(gpu, model, w, note)
         return unsized_estimate(gpu.id, gpu_count, reason, flops, needed_gb, breakdown, assumptions)
-    memory = layout_memory(gpu_count, model, w, chosen, e)  # the layout's breakdown and step peak, each once
+    memory = memory or layout_memory(gpu_count, model, w, chosen, e)  # the layout's breakdown and step peak, once
     breakdown, step_peak, need = memory.breakdown, memory.peak, memory.need_gb
     fits = need <= usable_gb(gpu, gpu_count)
-    st = layout_timing(gpu, gpu_count, model, w, chosen, e, attention_span, capacity_factor)[0]
-    step_s = st.total_s
+
+    def step_time() -> StepTime:
+        return layout_timing(gpu, gpu_count, model, w, chosen, e, attention_span, capacity_factor)[0]
+
+    timed = None
+    if step_s is None:
+        timed = step_time()
+        step_s = timed.total_s
     tokens_s = w.global_batch_seqs * w.seq_len / step_s / gpu_count
     mfu = min(1.0, tokens_s * flops / (peak * 1e12))
     words = chosen.describe(gpu_count, split_stack(w.framework, w.method), model.layers)
@@ -212,7 +232,7 @@ def estimate_training(
                 model,
                 w,
                 chosen,
-                st,
+                timed or step_time(),
                 peak,
                 pclass,
                 breakdown,

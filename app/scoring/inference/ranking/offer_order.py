@@ -8,7 +8,6 @@ type, layout); `infeasible_order` keeps the offers that cannot serve the model, 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from operator import itemgetter
 from typing import NamedTuple
 
 from app.scoring.hardware.machines import Machine
@@ -43,6 +42,9 @@ class SlotRuns(NamedTuple):
     # with equal terms bill a batch job's hours alike; by number, the first offer with those terms
     billing: list[int]
     billing_offer: list[int]
+    # per slot, each (GPU, provider id, price type) of its offers with the first offer that has it, in offer order: a
+    # refused slot's offers with equal terms are one row of infeasible_order, whichever of them it keeps
+    first_by_terms: list[list[tuple[tuple[str, str, str], int]]]
 
 
 SLOT_RUNS: MemoKind[SlotRuns] = MemoKind("slot_runs")  # slot_runs per filter key
@@ -62,9 +64,18 @@ def slot_runs(snapshot: CatalogSnapshot, filters: InferenceWorkload) -> SlotRuns
         ]
         sellers = [frozenset((offers[i].provider_id, offers[i].price_type) for i in run) for run in in_order]
         terms = [(o.gpu_id, o.provider_id, o.price_type) for o in offers]
-        return SlotRuns(by_price, in_order, sellers, terms, *_billing_numbers(offers))
+        firsts = [_first_by_terms(run, terms) for run in in_order]
+        return SlotRuns(by_price, in_order, sellers, terms, *_billing_numbers(offers), firsts)
 
     return snapshot.memo.get(SLOT_RUNS, filter_key(filters), build)
+
+
+def _first_by_terms(run: list[int], terms: list[tuple[str, str, str]]) -> list[tuple[tuple[str, str, str], int]]:
+    """SlotRuns.first_by_terms of one slot's offers (`run`, in offer order)."""
+    first: dict[tuple[str, str, str], int] = {}
+    for index in run:
+        first.setdefault(terms[index], index)
+    return list(first.items())
 
 
 def _billing_numbers(offers: list[Offer]) -> tuple[list[int], list[int]]:
@@ -155,17 +166,20 @@ def infeasible_order(
     runs: SlotRuns,
 ) -> list[int]:
     """Offers that cannot serve the model, in offer order, one per (GPU, provider, price type, reason): the first
-    in offer order of each. Only the offers of the slots that cannot serve it are read.
+    in offer order of each. Only the slots that cannot serve it are read.
 
-    Each offer's key is its (GPU, provider, price type) (SlotRuns.terms) and its slot's reason, read once a slot (a
-    property); a dict from the keys in reverse offer order keeps each key's first offer (written last), and the
-    offers kept are sorted back into offer order: the offers a walk in offer order with a set of keys seen keeps,
-    without a Python step per offer beyond its key (~4,000-10,000 offers a ranking of 100x offers)."""
-    unfit = [s for s, p in enumerate(by_slot) if not p.est.feasible]
-    terms = runs.terms
-    keyed: list[tuple[tuple[tuple[str, str, str], str], int]] = []
-    for s in unfit:
-        reason = by_slot[s].est.reason
-        keyed += [((terms[i], reason), i) for i in runs.in_order[s]]
-    keyed.sort(key=itemgetter(1), reverse=True)
-    return sorted(dict(keyed).values())
+    A slot's offers share its reason (read once a slot: a property), so of each (GPU, provider, price type) only the
+    slot's first offer with it can be kept (SlotRuns.first_by_terms, once a catalog and filter set); each key keeps
+    the earliest of those over the slots, and the offers kept are sorted back into offer order: the offers a walk in
+    offer order with a set of keys seen keeps, with a Python step per slot and terms, not per offer (~4,000-10,000
+    refused offers a ranking of 100x offers, a few dozen keys)."""
+    kept: dict[tuple[tuple[str, str, str], str], int] = {}
+    for s, p in enumerate(by_slot):
+        if p.est.feasible:
+            continue
+        reason = p.est.reason
+        for terms, index in runs.first_by_terms[s]:
+            key = (terms, reason)
+            if key not in kept or index < kept[key]:
+                kept[key] = index
+    return sorted(kept.values())

@@ -3,6 +3,8 @@ where it fits nowhere (settings_that_fit: the advice a no-fit reason ends with).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.choice import fits_at
@@ -26,8 +28,18 @@ FRUGAL_SETTINGS: tuple[tuple[dict[str, str], str], ...] = (
 )
 
 
+# Whether the run fits on the GPUs asked about with these settings changed: fits_at of the changed workload, which a
+# ranking answers from a memoised search (ranking.layout_search.LayoutSearch.fits_with)
+FitsWith = Callable[[dict[str, str]], bool]
+
+
 def settings_that_fit(
-    gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWorkload, e: eff.TrainingEfficiency
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    w: TrainingWorkload,
+    e: eff.TrainingEfficiency,
+    fits_with: FitsWith | None = None,
 ) -> str:
     """The first of FRUGAL_SETTINGS, each a change the workload has not made, that makes the run fit on these GPUs
     ('' when none does)."""
@@ -36,7 +48,7 @@ def settings_that_fit(
             continue  # already so: no advice
         if any(getattr(w, name) != default for name, default in _DEFAULTS.items() if name in update):
             continue  # the user chose another setting there: leave their stack alone
-        if fits_at(gpu, gpu_count, model, w.model_copy(update=update), e):
+        if fits_with(update) if fits_with else fits_at(gpu, gpu_count, model, w.model_copy(update=update), e):
             return words
     return ""
 

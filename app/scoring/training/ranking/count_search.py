@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from typing import TypeAlias
+from typing import NamedTuple, TypeAlias
 
 from app.scoring.hardware.machines import Machine
 from app.scoring.pricing.price_terms import STARTUP_HOURS, finish_hours
@@ -85,8 +85,28 @@ def min_fitting_count(gpu: GpuSpec, search: LayoutSearch, allowed: Callable[[int
     return n
 
 
-# (GPU id, count) -> (step time × count, fastest fitting layout or None): each count is timed at most once.
-LayoutMemo: TypeAlias = dict[tuple[str, int], tuple[float, Layout | None]]
+class TimedCount(NamedTuple):
+    """One GPU count's fastest fitting layout (None where none fits) and its step time (GpuTimer.best_layout)."""
+
+    step_x_count: float  # step seconds × GPU count; inf where no layout fits
+    layout: Layout | None
+    step_s: float  # the layout's StepTime.total_s, handed to estimate_training so the layout is not timed twice
+
+
+# (GPU id, count) -> that count timed: each count is timed at most once.
+LayoutMemo: TypeAlias = dict[tuple[str, int], TimedCount]
+
+
+def timed_count(timer: GpuTimer, gpu_id: str, gpu_count: int, memo: LayoutMemo) -> TimedCount:
+    """The count's fastest layout and step time, read from `memo` where it was timed already."""
+    key = (gpu_id, gpu_count)
+    timed = memo.get(key)
+    if timed is None:
+        layout, seconds = timer.best_layout(gpu_count)
+        timed = memo[key] = TimedCount(seconds * gpu_count if layout else float("inf"), layout, seconds)
+    return timed
+
+
 # (GPU count, run hours) -> the run's wall hours on its terms (spot: interruptions and restarts included)
 RunWall: TypeAlias = Callable[[int, float], float]
 
@@ -125,11 +145,14 @@ def best_estimate(
     if first is None:  # why the largest count the machine supplies under Max GPUs does not fit
         supplied = (n for n in reversed(count_grid(w.max_gpus, gpu.scaleup_domain_gpus)) if allowed(n))
         top = w.max_gpus if allowed(w.max_gpus) else next(supplied, w.max_gpus)
-        return estimate_training(gpu, top, model, w, e=search.e)
+        return estimate_training(
+            gpu, top, model, w, e=search.e, fits_with=lambda update: search.fits_with(gpu, top, update)
+        )
     timer = GpuTimer(search, gpu)
     steps, run_steps = slow_end_steps(gpu, w), steps_of(w)
-    best_n, best_layout, best_cost = first, None, float("inf")
-    fastest: tuple[float, int, Layout] | None = None  # (hours, count, layout) of counts that miss the deadline
+    best: TimedCount | None = None
+    best_n, best_cost = first, float("inf")
+    fastest: tuple[float, int, TimedCount] | None = None  # (hours, count, timed) of counts that miss the deadline
     sweep = (first, *(c for c in count_grid(w.max_gpus, gpu.scaleup_domain_gpus) if c > first))  # candidate_counts
     for n in sweep:
         if not allowed(n):
@@ -137,23 +160,23 @@ def best_estimate(
         threshold = best_cost * 0.999  # a larger count must be cheaper by more than rounding to replace a smaller
         if run_gpu_seconds(timer.compute_s(n, "none") * n, n, run_steps) >= threshold:  # compute alone: no better
             continue
-        key = (gpu.id, n)
-        if key not in memo:
-            layout, seconds = timer.best_layout(n)
-            memo[key] = (seconds * n if layout else float("inf"), layout)
-        per_step, layout = memo[key]
+        timed = timed_count(timer, gpu.id, n, memo)
+        per_step, layout = timed.step_x_count, timed.layout
         hours = steps * per_step / n / 3600
         wall = run_wall(n, hours) if run_wall is not None and layout is not None else hours
         if deadline_hours is not None and layout is not None and finish_hours(wall) > deadline_hours:
             if fastest is None or hours < fastest[0]:
-                fastest = (hours, n, layout)
+                fastest = (hours, n, timed)
             continue  # too slow: a larger count may finish in time
         cost = run_gpu_seconds(per_step, n, run_steps)
         if cost < threshold:
-            best_n, best_layout, best_cost = n, layout, cost
-    if best_layout is None and fastest is not None:
-        _, best_n, best_layout = fastest
-    return estimate_training(gpu, best_n, model, w, layout=best_layout, e=search.e)
+            best_n, best, best_cost = n, timed, cost
+    if (best is None or best.layout is None) and fastest is not None:
+        _, best_n, best = fastest
+    if best is None or best.layout is None:
+        return estimate_training(gpu, best_n, model, w, e=search.e)
+    memory = search.layout_memory(best.layout, best_n)
+    return estimate_training(gpu, best_n, model, w, layout=best.layout, e=search.e, step_s=best.step_s, memory=memory)
 
 
 def run_gpu_seconds(step_x_count: float, gpu_count: int, steps: float) -> float:

@@ -42,6 +42,7 @@ from app.scoring.training.step.communication import (
     expert_all_to_all_seconds,
 )
 from app.scoring.training.step.context_parallel import CONTEXT_PARALLEL_MIN_SEQ_LEN
+from app.scoring.training.step.flops import executed_flops_per_token
 from app.scoring.training.step.mfu import attention_efficiency, effective_mfu, low_precision_speedup, peak_tflops
 from app.scoring.training.step.step_time import (
     busiest_replica_factor,
@@ -53,7 +54,7 @@ from app.scoring.training.step.step_time import (
 
 
 class GpuTimer:
-    """Step times of one GPU type under a LayoutSearch; peak and MFU computed once."""
+    """Step times of one GPU type under a LayoutSearch; peak, MFU and the attention's rates computed once."""
 
     def __init__(self, search: LayoutSearch, gpu: GpuSpec) -> None:
         self.search, self.gpu = search, gpu
@@ -61,6 +62,11 @@ class GpuTimer:
         self.peak = peak or 0.0
         self._usable: dict[int, float] = {}  # by GPU count: one GPU holds no NCCL buffers
         self._mfu: dict[int, float] = {}  # by GPU count
+        # the attention's slowdown and efficiency, the same at every count and recompute level
+        e, framework = search.e, search.workload.framework
+        self.attention_slowdown = low_precision_speedup(e, framework, self.precision_class, gpu)
+        self.attention_eff = attention_efficiency(e, gpu, framework)
+        self._executed: dict[tuple[str, float], tuple[float, float]] = {}  # by (recompute, recomputed share)
 
     def usable(self, gpu_count: int) -> float:
         usable = self._usable.get(gpu_count)
@@ -81,6 +87,11 @@ class GpuTimer:
         """Compute seconds per step; grows with the recompute level (under partial recompute, with the share of the
         layers recomputed), the same for every parallel split."""
         s, w = self.search, self.search.workload
+        executed = self._executed.get((recompute, recomputed_share))
+        if executed is None:
+            executed = self._executed[recompute, recomputed_share] = executed_flops_per_token(
+                s.e, s.model, w.method, w.seq_len, recompute, None, 1.0, w.framework, recomputed_share
+            )
         return compute_seconds(
             s.e,
             gpu_count,
@@ -91,10 +102,11 @@ class GpuTimer:
             recompute,
             self.peak,
             self.mfu(gpu_count),
-            attention_slowdown=low_precision_speedup(s.e, w.framework, self.precision_class, self.gpu),
-            attention_eff=attention_efficiency(s.e, self.gpu, w.framework),
+            attention_slowdown=self.attention_slowdown,
+            attention_eff=self.attention_eff,
             framework=w.framework,
             recomputed_share=recomputed_share,
+            executed=executed,
         )
 
     def step_s(self, gpu_count: int, layout: Layout, compute_s: float | None = None) -> float:

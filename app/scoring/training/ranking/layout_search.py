@@ -25,6 +25,7 @@ from app.scoring.training.layouts.expert_layouts import (
     expert_groups,
     expert_split_fits,
 )
+from app.scoring.training.layouts.fit_search import LayoutMemory, layout_memory
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import (
     GB,
@@ -78,6 +79,8 @@ class LayoutSearch:
         self._capped: dict[tuple[int, int], LayoutSearch] = {}  # capped's searches, by (Max GPUs, id of e)
         self._expert_groups: dict[tuple[int, int], list[ExpertGroup]] = {}  # expert_groups' answers
         self._experts: dict[tuple[int, float, int, ExpertGroup], list[Layout]] = {}  # expert_layouts' answers
+        self._settings: dict[tuple[object, ...], LayoutSearch] = {}  # fits_with's searches
+        self._memory: dict[tuple[Layout, int, float, float], LayoutMemory] = {}  # layout_memory's answers
 
     def for_machine(self, workload: TrainingWorkload, e: eff.TrainingEfficiency) -> LayoutSearch:
         """This search's memory fits for another machine of the ranking: its own Max GPUs and link speeds, which no
@@ -231,6 +234,28 @@ class LayoutSearch:
         if any(self.frugal_fits(row, tp, gpu_count, usable) for tp, row in widest_cp.items()):
             return True
         return expert_split_fits(gpu, gpu_count, self.model, self.workload, self.e)  # a MoE only, not memoised
+
+    def layout_memory(self, layout: Layout, gpu_count: int) -> LayoutMemory:
+        """fit_search.layout_memory of a layout a slot keeps, once per (layout, count) for every machine of the ranking
+        (of the seeded 8B LoRA ranking's 38 kept layouts, 12 differ). Memory reads no link speed or Max GPUs; the two
+        efficiency shares it reads are in the key."""
+        e = self.e
+        key = (layout, gpu_count, e.selective_activation_share, e.eager_layer_share)
+        found = self._memory.get(key)
+        if found is None:
+            found = self._memory[key] = layout_memory(gpu_count, self.model, self.workload, layout, e)
+        return found
+
+    def fits_with(self, gpu: GpuSpec, gpu_count: int, update: dict[str, str]) -> bool:
+        """training.fits_at of the workload with `update`'s settings (the advice of a no-fit reason:
+        frugal_settings.settings_that_fit), from a search of that workload shared by every machine of the ranking at
+        this Max GPUs and efficiency: the machines that hold the model nowhere ask the same settings, and the GB a
+        layout needs does not depend on the GPU type. Keyed by the efficiency's identity, the search holding it."""
+        key = (tuple(update.items()), self.workload.max_gpus, id(self.e))
+        found = self._settings.get(key)
+        if found is None or found.e is not self.e:
+            found = self._settings[key] = LayoutSearch(self.model, self.workload.model_copy(update=update), self.e)
+        return found.fits(gpu, gpu_count)
 
     def expert_groups(self, gpu: GpuSpec, gpu_count: int) -> list[ExpertGroup]:
         """training.expert_groups, once per scale-up domain and count (layout_families reads nothing else of the

@@ -9,7 +9,13 @@ from collections.abc import Iterable
 from app.scoring.hardware.machines import nodes_for
 from app.scoring.pricing.price_terms import INTERRUPTIBLE
 from app.scoring.specs import Offer
-from app.scoring.training.ranking.count_search import count_grid, deadline_hours_ratio, min_fitting_count, steps_of
+from app.scoring.training.ranking.count_search import (
+    count_grid,
+    deadline_hours_ratio,
+    min_fitting_count,
+    steps_of,
+    timed_count,
+)
 from app.scoring.training.ranking.gpu_timer import GpuTimer
 from app.scoring.training.ranking.results import FrontierPoint
 from app.scoring.training.ranking.slot_search import SharedTerms, SlotSearch
@@ -73,11 +79,8 @@ def frontier_points(
         for n in count_grid(search.search.workload.max_gpus, search.gpu.scaleup_domain_gpus):
             if n < fewest or not search.allowed(n):
                 continue
-            key = (search.gpu.id, n)
-            if key not in search.memo:
-                layout, seconds = timer.best_layout(n)
-                search.memo[key] = (seconds * n if layout else float("inf"), layout)
-            cost, layout = search.memo[key]
+            timed = timed_count(timer, search.gpu.id, n, search.memo)
+            cost, layout = timed.step_x_count, timed.layout
             if layout is None:
                 continue
             run_hours = steps * cost / n / 3600

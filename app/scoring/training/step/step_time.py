@@ -104,16 +104,18 @@ def compute_seconds(
     attention_eff: float | None = None,
     framework: str = "auto",
     recomputed_share: float = 1.0,
+    executed: tuple[float, float] | None = None,
 ) -> float:
     """Compute phase of one step: tokens per GPU × FLOPs per token (with recompute) at the effective MFU.
-    `recomputed_share` is partial recompute's share of the layers run again (memory.recomputed_share).
+    `recomputed_share` is partial recompute's share of the layers run again (memory.recomputed_share). `executed`:
+    executed_flops_per_token of these arguments, where the caller keeps it (the same at every GPU count).
 
     `attention_span` is the tokens a query attends over when it is shorter than the sequence (packed short
     documents with a per-document mask); `capacity_factor` > 1 pads routed-expert matmuls to the expert
     capacity (token-dropping MoE with dense expert matmuls computes capacity × tokens, dropless computes 1×).
     """
     tokens_per_gpu = global_batch_seqs * seq_len / gpu_count
-    dense, attn = executed_flops_per_token(
+    dense, attn = executed or executed_flops_per_token(
         e, model, method, seq_len, recompute, attention_span, capacity_factor, framework, recomputed_share
     )
     attn_eff = e.attn_efficiency if attention_eff is None else attention_eff
