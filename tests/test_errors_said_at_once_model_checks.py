@@ -21,7 +21,11 @@ UNREADABLE_CONFIG = {**LLAMA_8B, "num_attention_heads": 0}
 # (page, query, {field: words its message holds}): a bad value, an id malformed or unknown, and a model/GPU check
 PAGES = [
     ("/", f"{DENSE}&{BEYOND}&tpot_ms=-1&gpus=NOPE", {"tpot_ms": "must be ", "gpus": "NOPE", "output_len": "context"}),
-    ("/", f"{DENSE}&expert_parallel=ep&gpus=bad%20id!&tpot_ms=-1", {"gpus": "pattern", "expert_parallel": "dense"}),
+    (
+        "/",
+        f"{DENSE}&expert_parallel=ep&gpus=bad%20id!&tpot_ms=-1",
+        {"gpus": "not a GPU id", "expert_parallel": "dense"},
+    ),
     ("/", "engine=llamacpp&weight_dtype=int8_w8a8&ttft_ms=0", {"ttft_ms": "must be ", "weight_dtype": "W8A8"}),
     ("/compare", "engine=trtllm&vendors=AMD&tpot_ms=-1&providers=NOPE", {"providers": "NOPE", "engine": "NVIDIA"}),
     (
@@ -112,7 +116,7 @@ BODIES = [
     (
         "/api/v1/plan/serving",
         {"workload": {"model": "llama-3.1-8b", "input_len": 120000, "output_len": 20000, "gpus": ["bad id!"]}},
-        {"workload.gpus.0": "pattern", "workload.output_len": "context"},
+        {"workload.gpus.0": "not a GPU id", "workload.output_len": "context"},
     ),
     (
         "/api/v1/plan/serving",

@@ -37,3 +37,15 @@ def test_the_model_page_shows_the_unverified_placeholder_after_every_compared_pr
     compared = [s["provider"] for s in plan["serverless"] if s["comparable"]]
     listed = [p["provider_id"] for p in client.get("/models/llama-3.1-70b.json").json()["token_prices"]]
     assert set(listed[: len(compared)]) == set(compared)
+
+
+def test_prices_of_one_output_price_list_the_cheaper_input_first(client: TestClient) -> None:
+    """DeepSeek-R1's $7.00 outputs: Together's $3.00 input before SambaNova's $5.00 (before, the provider id broke the
+    tie, so the dearer listing came first: qa38)."""
+    for url in ("/models/deepseek-r1.json", "/api/v1/token-prices?model=deepseek-r1"):
+        body = client.get(url).json()
+        prices = [p for p in (body["token_prices"] if isinstance(body, dict) else body) if not _doubted(p)]
+        pairs = [(p["output_usd_per_mtok"], p["input_usd_per_mtok"]) for p in prices]
+        assert pairs == sorted(pairs), url
+        providers = [p["provider_id"] for p in prices if p["output_usd_per_mtok"] == 7.0]
+        assert providers.index("together-ai") < providers.index("sambanova"), url

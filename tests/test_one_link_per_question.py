@@ -97,3 +97,25 @@ def test_the_other_question_pages_move_ids_to_the_catalogs_spelling(client: Test
         moved = client.get(typed, follow_redirects=False)
         assert moved.status_code == 303 and moved.headers["location"] == spelled, typed
         assert client.get(spelled, follow_redirects=False).status_code == 200, spelled
+
+
+def test_the_other_question_pages_twins_move_ids_to_the_catalogs_spelling(client: TestClient) -> None:
+    """/precision.json, /mix.json, /plan.json, /own.json and /disagg.json redirect a typed spelling as their pages do
+    (they answered under the typed ids, a second link for one question); a twin in the catalog's spelling answers."""
+    asked = {
+        "/precision.json?model=Llama-3.1-70B": "/precision.json?model=llama-3.1-70b",
+        "/mix.json?model=Llama-3.1-70B&mix=chat:0.5,rag:0.5&requests_per_day=100000": (
+            "/mix.json?model=llama-3.1-70b&mix=chat:0.5,rag:0.5&requests_per_day=100000"
+        ),
+        "/plan.json?model=Llama-3.1-8B&requests_per_day=100000&train_gpus=h100-sxm": (
+            "/plan.json?model=llama-3.1-8b&requests_per_day=100000&train_gpus=H100-SXM"
+        ),
+        "/own.json?gpu=h100-sxm": "/own.json?gpu=H100-SXM&gpu_count=8&utilisation_pct=60",
+        "/disagg.json?model=Llama-3.1-70B": "/disagg.json?model=llama-3.1-70b&requests_per_day=100000",
+    }
+    for typed, spelled in asked.items():
+        moved = client.get(typed, follow_redirects=False)
+        assert moved.status_code == 303 and moved.headers["location"] == spelled, (typed, moved.status_code)
+        page = client.get(typed.replace(".json", "", 1), follow_redirects=False)
+        assert page.headers["location"] == spelled.replace(".json", "", 1), typed  # the page's link, the twin's
+        assert client.get(spelled, follow_redirects=False).status_code == 200, spelled

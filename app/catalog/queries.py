@@ -162,7 +162,10 @@ def list_token_prices(
         query = query.where(func.lower(TokenPrice.model_id) == model.lower())
     if provider:
         query = query.where(TokenPrice.provider_id == provider)
-    query = query.order_by(col(TokenPrice.output_usd_per_mtok), col(TokenPrice.provider_id))
+    # ties on output: the cheaper input first (Together $3/$7 before SambaNova $5/$7 for DeepSeek-R1), then the id
+    query = query.order_by(
+        col(TokenPrice.output_usd_per_mtok), col(TokenPrice.input_usd_per_mtok), col(TokenPrice.provider_id)
+    )
     return [(price, prov) for price, prov in session.exec(query).all()]
 
 

@@ -223,14 +223,16 @@ def print_flag_errors(
     no field), then the `typed` flags' unknown catalog ids and model checks (print_unknown_ids; `refused_before`:
     fields already refused, not read); exit status 2. `flag_of` maps a field to its flag's name (plan lifecycle's
     `train_` flags)."""
+    wrong = {".".join(error_location(e)) for e in exc.errors()} | set(refused_before)
+    found = question_errors(typed, wrong, kind) if typed is not None else {}
     for error in exc.errors():
         loc = [part for part in error_location(error) if not part.isdigit()]  # a list item's index is no flag
         loc[:1] = [flag_of(part) for part in loc[:1]]
         flag = f"--{'-'.join(loc).replace('_', '-')}: " if loc else ""
-        print(f"{flag}{error_message(error)}", file=sys.stderr)
-    if typed is not None:
-        wrong = {".".join(error_location(e)) for e in exc.errors()} | set(refused_before)
-        print_unknown_ids(typed, wrong, flag_of, kind)
+        # a name typed as an id (`--model "Llama 3.1 70B"`) is said in catalog terms, in its shape error's place
+        print(f"{flag}{found.pop('.'.join(error_location(error)), None) or error_message(error)}", file=sys.stderr)
+    for field, message in found.items():
+        print_field_error(flag_of(field), message)
     return 2
 
 
@@ -261,10 +263,16 @@ def print_unknown_ids(
     """The catalog ids the flags name that the catalog lacks, and what the model and GPUs they name refuse (a length
     beyond the context, ep on a dense model; an owned GPU's inputs without a sourced default), said beside the flags
     refused on their shape (`wrong`, not read again) rather than only once those are fixed."""
+    for field, message in question_errors(typed, wrong, kind).items():
+        print_field_error(flag_of(field), message)
+
+
+def question_errors(typed: Mapping[str, object], wrong: Collection[str], kind: QuestionKind) -> dict[str, str]:
+    """typed_question_errors on the catalog: unknown ids, names typed as ids (at their shape error's field), and the
+    model checks of the flags not refused."""
     from app.service.typed_model_checks import typed_question_errors
 
-    for field, message in typed_question_errors(typed, load_snapshot(), wrong, {"": kind}).items():
-        print_field_error(flag_of(field), message)
+    return typed_question_errors(typed, load_snapshot(), wrong, {"": kind})
 
 
 def print_field_errors(exc: FieldError, flag_of: Callable[[str], str] = lambda field: field) -> int:

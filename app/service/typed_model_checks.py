@@ -18,6 +18,7 @@ from app.scoring.workload import InferenceWorkload, ModelArchitecture
 from app.service.catalog_ids import catalog_id, typed_id_errors, typed_ids
 from app.service.estimate_offer import typed_offer_errors
 from app.service.mix_context import typed_mix_beyond_context
+from app.service.named_ids import typed_name_errors
 from app.service.ownership import typed_missing_defaults
 from app.service.plan import PlanFieldError, latency_bound_only, traffic_sets_the_peak
 from app.service.query.custom_model import ARCH_PREFIX, catalog_choices, custom_model_fields
@@ -42,9 +43,13 @@ def typed_question_errors(
     typed: Mapping[str, object], snapshot: CatalogSnapshot, wrong: Collection[str], groups: Groups
 ) -> dict[str, str]:
     """A question refused on its shape (`wrong`: its refused fields), its other errors said in the same answer: the
-    catalog ids it names that the catalog lacks, then what its model and GPUs refuse (typed_model_errors)."""
-    ids = typed_id_errors(catalog_choices(dict(typed)), snapshot, wrong)
-    return {**ids, **typed_model_errors(typed, snapshot, {*wrong, *ids}, groups)}
+    catalog ids it names that the catalog lacks, then what its model and GPUs refuse (typed_model_errors). An id
+    field refused on its shape because it holds a name (`model=Llama 3.1 70B`) is said again, as a name, with the id
+    it may mean: the caller's update replaces pydantic's pattern message."""
+    choices = catalog_choices(dict(typed))
+    ids = typed_id_errors(choices, snapshot, wrong)
+    names = typed_name_errors(choices, snapshot, wrong)
+    return {**names, **ids, **typed_model_errors(typed, snapshot, {*wrong, *ids}, groups)}
 
 
 def typed_model_errors(

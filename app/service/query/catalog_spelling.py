@@ -63,3 +63,13 @@ def _respelled(pair: str, snapshot: CatalogSnapshot) -> str:
         return pair
     ids = [catalog_id(snapshot, kind, part) for part in unquote_plus(value).split(",")]
     return f"{key}={quote_plus(','.join(ids), safe=',')}"
+
+
+def typed_in_another_spelling(items: list[tuple[str, str]], snapshot: CatalogSnapshot) -> bool:
+    """Whether a question's pairs, as typed, name a catalog id in another spelling (`gpu=h100-sxm`): its JSON twin
+    moves to the catalog's, even where the parser respelled it already (/own's gpu)."""
+    for key, value in items:
+        kind = id_field_kind(key)
+        if kind and any(catalog_id(snapshot, kind, i) != i for i in value.split(",")):
+            return True
+    return False

@@ -106,6 +106,7 @@ def disagg_page(request: Request, snapshot: SnapshotDep) -> Response:
 def disagg_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = disagg.parse_disagg(list(request.query_params.multi_items()))
     return canonical_json(
+        request,
         query,
         lambda: twin_payload(_payload(query, snapshot), _with_chart),
         disagg.PlanFieldError,

@@ -158,7 +158,9 @@ async def validation_error(request: Request, exc: RequestValidationError) -> Res
         return JSONResponse({"detail": [unread]}, status_code=415)
     model = body_model(request)
     errors = field_errors(list(exc.errors()), model)
-    errors += body_id_errors(model, exc.body, await _snapshot_or_none(request), errors)
+    found = {e["field"]: e for e in body_id_errors(model, exc.body, await _snapshot_or_none(request), errors)}
+    # a name typed as an id (`"model": "Llama 3.1 70B"`) is said again in catalog terms, in its shape error's place
+    errors = [found.pop(e["field"], e) for e in errors] + list(found.values())
     messages = [f"{e['field']}: {e['message']}" for e in errors]
     return _json_or_page(request, 422, jsonable_encoder({"detail": errors}), "Invalid input", messages)
 

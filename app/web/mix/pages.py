@@ -88,5 +88,5 @@ def mix_page(request: Request, snapshot: SnapshotDep) -> Response:
 def mix_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = mix.parse_mix(list(request.query_params.multi_items()))
     return canonical_json(
-        query, lambda: twin_payload(_payload(query, snapshot), _with_chart), mix.PlanFieldError, snapshot
+        request, query, lambda: twin_payload(_payload(query, snapshot), _with_chart), mix.PlanFieldError, snapshot
     )

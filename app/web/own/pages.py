@@ -86,5 +86,5 @@ def own_page(request: Request, snapshot: SnapshotDep) -> Response:
 def own_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = ownership.parse_own(list(request.query_params.multi_items()), snapshot)
     return canonical_json(
-        query, lambda: twin_payload(_payload(query, snapshot), _with_chart), ownership.MissingInput, snapshot
+        request, query, lambda: twin_payload(_payload(query, snapshot), _with_chart), ownership.MissingInput, snapshot
     )

@@ -138,6 +138,7 @@ def _charted_json(query: PlanQuery, snapshot: CatalogSnapshot) -> dict[str, Any]
 def plan_page_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = parse_plan(list(request.query_params.multi_items()))
     return canonical_json(
+        request,
         query,
         lambda: _charted_json(query, snapshot),
         plan.PlanFieldError,

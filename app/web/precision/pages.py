@@ -78,5 +78,5 @@ def precision_page(request: Request, snapshot: SnapshotDep) -> Response:
 def precision_json(request: Request, snapshot: SnapshotDep) -> Response:
     query = precision.parse_precision(list(request.query_params.multi_items()))
     return canonical_json(
-        query, lambda: twin_payload(_payload(query, snapshot), _with_chart), precision.PlanFieldError, snapshot
+        request, query, lambda: twin_payload(_payload(query, snapshot), _with_chart), precision.PlanFieldError, snapshot
     )

@@ -32,7 +32,7 @@ from app.scoring.pricing.offer_labels import label_beyond_name
 from app.scoring.pricing.price_terms import price_caveats
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.training.run.limit_words import days_text, interruptions_text
-from app.service.query.catalog_spelling import respelled_query
+from app.service.query.catalog_spelling import respelled_query, typed_in_another_spelling
 from app.service.query.phase import QuestionKind
 from app.service.typed_model_checks import Groups, typed_question_errors
 from app.web.errors.error_shape import field_errors_body
@@ -163,6 +163,7 @@ def answer_or_error(
 
 
 def canonical_json(
+    request: Request,
     query: CanonicalQuery,
     build_payload: Callable[[], dict[str, Any]],
     field_error: type[FieldError],
@@ -170,9 +171,12 @@ def canonical_json(
     *,
     page_field: Callable[[str], str] | None = None,
 ) -> Response:
-    """A page's JSON twin: the payload, or 422 listing each field's problem."""
+    """A page's JSON twin: the payload, or 422 listing each field's problem. Ids typed in another spelling
+    (`model=Llama-3.1-70B`) move to the twin of the catalog's (303), as the page does: one question, one link."""
     name_every_wrong_field(query, snapshot)
     if not query.errors:
+        if typed_in_another_spelling(list(request.query_params.multi_items()), snapshot):
+            return RedirectResponse(f"{request.url.path}?{respelled_query(query.canonical, snapshot)}", 303)
         payload = answer_or_error(query, build_payload, field_error, page_field=page_field)
         if payload is not None:
             return json_response(payload)

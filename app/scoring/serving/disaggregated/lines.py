@@ -9,7 +9,7 @@ aggregated option's prefill tokens per step. Pure: no web or database imports.
 from __future__ import annotations
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
-from app.scoring.explain import fixed, in_flight_text, percent, significant
+from app.scoring.explain import fixed, in_flight_text, percent, significant, usd_shown
 from app.scoring.inference.bands.limits import at_band_high
 from app.scoring.inference.step.memory import GB, kv_bytes_per_sequence
 from app.scoring.serving.disaggregated.pairing import Pairing, mean_ttft_budget_ms, own_prefill_scale
@@ -175,7 +175,7 @@ def plan_lines(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
         f"{significant(workload.ttft_ms)} ms p99 limit, a mean of "
         f"{fixed(mean_ttft_budget_ms(workload, DEFAULT_EFFICIENCY), 0)} "
         f"ms{SLOW_END_WORDS if at_band_high(workload) else ''}); ${fixed(p.monthly_usd, 0)} a month, "
-        f"${fixed(p.usd_per_million_tokens_at_traffic, 3)} per "
+        f"{usd_shown(p.usd_per_million_tokens_at_traffic, 3)} per "  # as the pool's row shows it
         f"million prompt tokens {AT_TRAFFIC}.",
         f"Decode pool: {d.replicas_at_peak} × {describe_pool(d)}{rentals_text(d)}, batch {decoder.batch} "
         f"(of {decoder.max_batch} that fit) at "
