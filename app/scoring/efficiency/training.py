@@ -95,6 +95,14 @@ class TrainingEfficiency:
     tp_comm_exposed: float = 0.245  # fitted; Korthikanti/NeMo/torchtitan TP rows
     # Share of compute time under which DP/FSDP gradient/parameter traffic hides.
     dp_overlap: float = 1.0  # fitted (at its bound); MLPerf strong-scaling rows
+    # Share of the once-per-step gradient reduction held to the last micro-batch's backward pass, where only that
+    # micro-batch's compute can hide it (step_time.exposed_by_micro_batch); the rest, and ZeRO-3's parameter gathers
+    # (every micro-batch's own), hide under each micro-batch's compute. 0 is the whole-step form, max(0, traffic -
+    # dp_overlap x compute). Sourced prior 1.0: stacks that accumulate gradients locally reduce once, as the last
+    # micro-batch's backward produces them (PyTorch DDP's no_sync; Megatron-Core's DistributedDataParallel with
+    # overlap_grad_reduce launches its bucketed reduce-scatters only in the last micro-batch). Held at 0 (off):
+    # fitted (0.33) and at its prior 1.0 it failed the training adoption rule (accuracy_header.md, exposecomm).
+    dp_last_micro_share: float = 0.0
     # LoRA/QLoRA MFU factor relative to full training (k = 4 already in FLOPs).
     lora_factor: float = 0.99  # fitted; MLPerf + NeMo Llama-2 LoRA rows
     # QLoRA NF4 dequantisation traffic per base weight per pass: read 0.5 B NF4, write + re-read 2 B BF16.

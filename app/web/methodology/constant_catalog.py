@@ -158,6 +158,7 @@ UNITS: dict[str, str] = {
         "(within TP))"
     ),
     "dp_overlap": "share of compute time",
+    "dp_last_micro_share": "share of the step's gradient reduction (0: the whole-step form)",
     "lora_factor": "× MFU",
     "moe_factor": "× MFU",
     "expert_half_hidden_share": "× width_half_hidden (0: expert GEMM shape off)",

@@ -260,6 +260,8 @@ def dp_comm_term(
         return Term(
             "exposed DP/FSDP traffic", st.dp_comm_s, "s/step", f"0; one data-parallel replica: no traffic{note}"
         )
+    if e.dp_last_micro_share and micro > 1:
+        return _by_micro_batch_term(model, w, layout, dp, micro, bandwidth, raw_s, st, e, f"{traffic}; {why}")
     if raw_s <= hidden_s:
         return Term(
             "exposed DP/FSDP traffic",
@@ -270,6 +272,40 @@ def dp_comm_term(
     return Term(
         "exposed DP/FSDP traffic", st.dp_comm_s, "s/step", f"{traffic} - {f(e.dp_overlap)} × {f(st.compute_s)} s; {why}"
     )
+
+
+def _by_micro_batch_term(
+    model: ModelSpec,
+    w: TrainingWorkload,
+    layout: Layout,
+    dp: int,
+    micro: int,
+    bandwidth_gbs: float,
+    raw_s: float,
+    st: StepTime,
+    e: eff.TrainingEfficiency,
+    words: str,
+) -> Term:
+    """The DP term micro-batch by micro-batch (step_time.exposed_by_micro_batch): ZeRO-3's gathers in every
+    micro-batch, dp_last_micro_share of the gradient reduction held to the last one's backward."""
+    adapters = lora_adapter_params(model, w.lora_rank)
+    more = dp_comm_bytes(model, w.method, layout, dp, adapters, micro + 1) / (bandwidth_gbs * 1e9)
+    gathers = more - raw_s
+    once = max(0.0, raw_s - micro * gathers)
+    share = e.dp_last_micro_share
+    hidden = e.dp_overlap * (st.compute_s + st.expert_gemm_s) / micro
+    spread = gathers + once * (1.0 - share) / micro
+    each = max(0.0, spread - hidden)
+    last = max(0.0, spread + share * once - hidden)
+    detail = (
+        f"({micro} - 1) × {f(each)} s + {f(last)} s; {words}. Micro-batch by micro-batch: each of {micro} hides "
+        f"{f(e.dp_overlap)} × its own compute ({f(hidden)} s) of the traffic it runs: "
+        + (f"its parameter gathers ({f(gathers)} s) and " if gathers > 0 else "")
+        + f"an even part of the gradient reduction's {f(once)} s ({f(spread)} s in all, {f(each)} s past it), and the "
+        f"last also the {f(share)} of the reduction held to its backward pass (dp_last_micro_share): "
+        f"{f(spread)} + {f(share)} × {f(once)} s, {f(last)} s past what it hides"
+    )
+    return Term("exposed DP/FSDP traffic", st.dp_comm_s, "s/step", detail)
 
 
 def _expert_data_parallel_words(model: ModelSpec, layout: Layout, dp: int) -> str:

@@ -250,9 +250,9 @@ def step_parts(
     if layout.sequence_parallel > 1 and stack in RING_CONTEXT_PARALLEL:
         per_flop = attention_seconds_per_flop(e, gpu, framework, precision_class, peak, mfu)
         tp_comm += context_parallel_seconds(e, gpu, model, layout, seq_len, local_micro, per_flop, framework)
-    dp_bytes = dp_comm_bytes(model, method, layout, dp, adapters, local_micro)
-    dp_raw = dp_bytes / (collective_bandwidth_gbs(e, gpu, gpu_count) * 1e9)
-    dp_comm = max(0.0, dp_raw - e.dp_overlap * (compute + expert_gemm))
+    dp_comm = dp_exposed_seconds(
+        e, gpu, gpu_count, model, method, layout, dp, adapters, local_micro, compute + expert_gemm
+    )
     offload = offload_seconds(recipe, gpu, gpu_count, model, method, layout, adapters)
     # a layout without an EP degree (every dense one) has no all-to-all: skip the calls in this hot loop
     ep_comm = (
@@ -261,6 +261,42 @@ def step_parts(
         else 0.0
     )
     return compute, bubble, tp_comm, dp_comm, offload, mfu, ep_comm, expert_gemm
+
+
+def dp_exposed_seconds(
+    e: TrainingEfficiency,
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    method: str,
+    layout: Layout,
+    dp: int,
+    adapters: float,
+    micro: int,
+    compute_s: float,
+) -> float:
+    """Data-parallel traffic (communication.dp_comm_bytes) past what the compute hides, micro-batch by micro-batch
+    (exposed_by_micro_batch): each of a replica's `micro` micro-batches hides dp_overlap x its own compute; ZeRO-3's
+    parameter gathers run in every micro-batch, and a share dp_last_micro_share of the once-per-step gradient
+    reduction in the last one (the rest spread over all). At share 0 that is max(0, traffic - dp_overlap x compute)."""
+    if dp <= 1:
+        return 0.0
+    bandwidth = collective_bandwidth_gbs(e, gpu, gpu_count) * 1e9
+    total = dp_comm_bytes(model, method, layout, dp, adapters, micro) / bandwidth
+    if not e.dp_last_micro_share or micro <= 1:
+        return max(0.0, total - e.dp_overlap * compute_s)
+    # ZeRO-3's gathers grow with the micro-batches (dp_comm_bytes), the gradient reduction does not
+    gathers = dp_comm_bytes(model, method, layout, dp, adapters, micro + 1) / bandwidth - total
+    once = max(0.0, total - micro * gathers)
+    return exposed_by_micro_batch(gathers, once, e.dp_last_micro_share, micro, e.dp_overlap * compute_s / micro)
+
+
+def exposed_by_micro_batch(gathers_s: float, once_s: float, last_share: float, micro: int, hidden_s: float) -> float:
+    """Exposed seconds where each of `micro` micro-batches hides `hidden_s` of traffic: in each, its parameter
+    gathers (`gathers_s`) and an even part of the gradient reduction not held back (`once_s` x (1 - last_share) /
+    micro); the last one also the `last_share` of it held back to its backward pass."""
+    spread = gathers_s + once_s * (1.0 - last_share) / micro
+    return (micro - 1) * max(0.0, spread - hidden_s) + max(0.0, spread + once_s * last_share - hidden_s)
 
 
 def tensor_parallel_seconds(
