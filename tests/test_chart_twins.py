@@ -4,12 +4,15 @@ a buyer found the plan's cost-vs-traffic curve on /plan but nowhere in /plan.jso
 
 from __future__ import annotations
 
+import json
 import re
 from html import unescape
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from app.cli.main import main as cli
 from app.web.rendering.chart_tables import number_text
 
 PAGES = [
@@ -85,3 +88,14 @@ def test_a_table_and_twin_that_disagree_fail_the_comparison() -> None:
     )
     assert _page_tables(html) != [_as_shown(chart)]
     assert _page_tables(html.replace("2.6", "2.5")) == [_as_shown(chart)]
+
+
+def test_the_plan_api_and_the_cli_give_the_pages_chart_numbers(client: TestClient, database: str, capsys: Any) -> None:
+    """One computation (app.service.charts.plan_cost) for the page's table, /plan.json, the API and the CLI's --json."""
+    question = {"workload": {"model": "llama-3.1-70b"}, "traffic": {"requests_per_day": 864000}}
+    api = client.post("/api/v1/plan/serving", json=question).json()
+    html, twin = _page_and_twin(client, "/plan?model=llama-3.1-70b&requests_per_day=864000")
+    assert api["charts"] and api["charts"] == twin["charts"]
+    assert _page_tables(html) == [_as_shown(chart) for chart in api["charts"]]
+    assert cli(["plan", "serving", "--model", "llama-3.1-70b", "--requests-per-day", "864000", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["charts"] == api["charts"]
