@@ -25,6 +25,8 @@ PAGES = [
     "/own?gpu=H100-SXM&gpu_count=8&utilisation_pct=60",
     "/precision?model=llama-3.1-70b",
     "/disagg?model=llama-3.1-70b",
+    "/gpus/H100-SXM",
+    "/gpus/H100-SXM?price_type=on_demand&min_gpus=8",
 ]
 FIGURE = re.compile(r'<figure class="chart">\s*<div id="([^"]*)".*?<details class="chart-data">(.*?)</details>', re.S)
 LABEL = re.compile(r'aria-label="Numbers of the chart: ([^"]*)"')
@@ -98,4 +100,20 @@ def test_the_plan_api_and_the_cli_give_the_pages_chart_numbers(client: TestClien
     assert api["charts"] and api["charts"] == twin["charts"]
     assert _page_tables(html) == [_as_shown(chart) for chart in api["charts"]]
     assert cli(["plan", "serving", "--model", "llama-3.1-70b", "--requests-per-day", "864000", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["charts"] == api["charts"]
+
+
+def test_a_gpus_price_chart_is_in_its_api_and_cli_as_filtered(client: TestClient, database: str, capsys: Any) -> None:
+    """GET /api/v1/gpus/{id} and `gpumatch catalog offers --json` give the chart of the offers the filters keep, as
+    the page draws it (app.service.charts.gpu_prices)."""
+    html, twin = _page_and_twin(client, "/gpus/H100-SXM?price_type=on_demand")
+    api = client.get("/api/v1/gpus/H100-SXM?price_type=on_demand").json()
+    (chart,) = api["charts"]
+    assert chart == twin["charts"][0] and chart["columns"] == ["", "$ per GPU-hour"]
+    assert "of the offers the filters keep (on demand)" in chart["label"]
+    sellers = [row[0].rsplit(" (on demand", 1)[0] for row in chart["rows"]]  # one bar per seller, its cheapest
+    assert sorted(sellers) == sorted({o["provider_name"] for o in api["offers"]})
+    every = client.get("/api/v1/gpus/H100-SXM").json()["charts"][0]["rows"]
+    assert len(every) > len(chart["rows"]) and any("(spot" in row[0] for row in every)
+    assert cli(["catalog", "offers", "H100-SXM", "--price-type", "on_demand", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["charts"] == api["charts"]
