@@ -81,3 +81,26 @@ def evenly(points: list[Any], most: int) -> list[Any]:
 def plain(label: Any) -> str:
     """A plotly label as text: its <br> a space, its other markup (<b>, <i>) dropped."""
     return re.sub(r"<[^>]*>", "", str(label).replace("<br>", " "))
+
+
+@dataclass(frozen=True, kw_only=True)
+class BarSeries(Series):
+    """Bars (segments, where stacked) over a chart's categories: `y` the categories, `x` the values; `details` a
+    sentence per bar for its hover ("" where none)."""
+
+    details: Sequence[str] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class BarChart:
+    """Horizontal bars, a row per category (first on top), a series per colour, values in `value_title`'s unit."""
+
+    chart_id: str
+    label: str
+    categories: list[str]
+    series: list[BarSeries]
+    value_title: str
+
+    def table(self) -> ChartTable:
+        table = categories_table(self.series, self.value_title)
+        return table.model_copy(update={"chart_id": self.chart_id, "label": self.label})

@@ -27,7 +27,7 @@ from app.web.deps import SnapshotDep
 from app.web.forms import form_summary
 from app.web.plan.charts import cost_vs_traffic_figure
 from app.web.rank import form_options
-from app.web.rendering.charts import to_json_block
+from app.web.rendering.chart_tables import drawn
 from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
@@ -68,8 +68,7 @@ def with_chart(body: dict[str, Any], query: PlanQuery) -> Markup:
     gives them); its figure's JSON block for the page to draw."""
     assert query.workload is not None and query.traffic is not None
     chart = plan_cost.cost_vs_traffic(body, query.traffic, query.workload.output_len)
-    body.setdefault("charts", []).append(chart.table().model_dump())
-    return to_json_block(cost_vs_traffic_figure(chart))
+    return drawn(body, chart.table(), cost_vs_traffic_figure(chart))
 
 
 def form_state(query: PlanQuery | None) -> dict[str, Any]:

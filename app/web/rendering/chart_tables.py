@@ -15,7 +15,7 @@ from app.scoring.explain import fixed, significant
 from app.service.charts.tables import Cell, ChartTable, Series, categories_table, points_table
 from app.web.rendering.charts import Figure, to_json_block
 
-__all__ = ["Cell", "ChartTable", "charted", "figure_table", "number_text", "table_of", "twin_payload"]
+__all__ = ["Cell", "ChartTable", "charted", "drawn", "figure_table", "number_text", "table_of", "twin_payload"]
 
 
 def charted(payload: dict[str, Any], chart_id: str, label: str, figure: Figure) -> Markup:
@@ -24,6 +24,13 @@ def charted(payload: dict[str, Any], chart_id: str, label: str, figure: Figure) 
     block = to_json_block(figure)
     payload.setdefault("charts", []).append(table_of(chart_id, label, block))
     return block
+
+
+def drawn(payload: dict[str, Any], numbers: ChartTable, figure: Figure) -> Markup:
+    """Add a chart's numbers (built in app.service.charts, the figure drawn from the same object) to the payload's
+    `charts` and return the figure's JSON block for the page to draw."""
+    payload.setdefault("charts", []).append(numbers.model_dump())
+    return to_json_block(figure)
 
 
 def twin_payload(payload: dict[str, Any], draw: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
