@@ -4,7 +4,6 @@ limit line the other chart modules share. The per-configuration batch curves are
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from app.service.charts import rank_points
@@ -168,8 +167,3 @@ def frontier_figure(chart: FrontierChart) -> Figure:
             legend=LEGEND_BELOW,
         ),
     }
-
-
-def frontier_chart(points: Sequence[dict[str, Any]], deadline_days: float) -> Figure:
-    """The frontier's figure from its points (rank_points.frontier)."""
-    return frontier_figure(rank_points.frontier(points, deadline_days))
