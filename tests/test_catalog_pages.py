@@ -151,12 +151,14 @@ def test_a_vendor_in_another_case_redirects_to_the_catalogs_spelling(client) -> 
 def test_price_chart_prefers_fresh_prices_and_marks_stale_bars() -> None:
     from types import SimpleNamespace
 
+    from app.service.charts.gpu_prices import cheapest_price_bars
     from app.web.rendering.charts import STALE_COLOUR, offer_price_bars
 
     def offer(provider: str, price: float, stale: bool) -> SimpleNamespace:
         return SimpleNamespace(provider_name=provider, price_type="on_demand", usd_per_gpu_hour=price, stale=stale)
 
-    figure = offer_price_bars([offer("A", 1.0, True), offer("A", 2.0, False), offer("B", 0.5, True)])
+    bars = cheapest_price_bars([offer("A", 1.0, True), offer("A", 2.0, False), offer("B", 0.5, True)])
+    figure = offer_price_bars(bars)
     (trace,) = figure["data"]
     assert trace["y"] == ["B (on demand, stale)", "A (on demand)"]  # A's fresh $2 beats its stale $1
     assert trace["x"] == [0.5, 2.0]

@@ -7,8 +7,15 @@ import pytest
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 from app.scoring.inference.batching.curves import CurvePoint
-from app.web.rank.charts import PALETTE, frontier_chart
+from app.service.charts.rank_points import frontier
+from app.web.rank.charts import PALETTE, frontier_figure
 from app.web.rank.curve_charts import ConfigCurve, curve_names
+
+
+def frontier_chart(points: list[dict], deadline_days: float) -> dict:
+    """The frontier's figure as the page draws it: its numbers (app.service.charts.rank_points), drawn."""
+    return frontier_figure(frontier(points, deadline_days))
+
 
 LATENCY_BOUND = "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8&tpot_ms=40"
 JOB = "/?phase=inference&model=llama-3.1-70b&scenario=max_throughput&job_requests=200000&job_deadline_hours=4"

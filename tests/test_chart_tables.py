@@ -1,6 +1,7 @@
-"""Every chart carries its numbers as a table in a <details> under it, read from the figure itself: without
+"""Every chart carries its numbers as a table in a <details> under it, the numbers its figure draws: without
 JavaScript the note once said "the table holds the same numbers", but the batch sweep and memory charts' data
-were in no table."""
+were in no table. The table is built with the chart's numbers (app.service.charts), not read back from the figure:
+a test reads the figure here and finds the same numbers."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from html import unescape
 import pytest
 from fastapi.testclient import TestClient
 
-from app.web.rendering.chart_tables import figure_table, number_text
+from app.service.charts.tables import ChartTable, Series, categories_table, points_table
+from app.web.rendering.chart_tables import number_text
 
 PAGES = [
     "/?phase=inference&model=llama-3.1-70b&weight_dtype=fp8",
@@ -51,9 +53,41 @@ def test_batch_sweep_and_memory_numbers_are_in_their_tables(client: TestClient) 
     assert '<th scope="col">capacity</th>' in table
 
 
+def _figure_table(figure: dict) -> ChartTable:
+    """The figure's traces read back as a table: bars on a category axis by category, curves and points by point."""
+    traces = [t for t in figure["data"] if t.get("x") is not None and t.get("y") is not None]
+    series = [Series(name=t.get("name") or "", x=t["x"], y=t["y"]) for t in traces]
+    x_title, y_title = (figure["layout"].get(a, {}).get("title", {}).get("text", "") for a in ("xaxis", "yaxis"))
+    if all(isinstance(v, str) for t in traces for v in t["y"] if v is not None):
+        return categories_table(series, x_title)
+    return points_table(series, x_title, y_title)
+
+
+MORE = [
+    "/?phase=inference&model=llama-3.1-8b&scenario=max_throughput&job_requests=20000",
+    "/own?gpu=H100-SXM&gpu_count=8",
+    "/mix?model=llama-3.1-8b",
+]
+
+
+@pytest.mark.parametrize("path", [*PAGES, *MORE])
+def test_each_table_holds_the_numbers_its_figure_draws(client: TestClient, path: str) -> None:
+    """The figure and the table are drawn from one object of app.service.charts: the figure's own traces, read back,
+    give the JSON twin's table cell for cell (the page's table is the twin's: test_chart_twins)."""
+    page = client.get(path)
+    assert page.status_code == 200
+    twin = client.get(re.search(r"<([^>]*)>", page.headers["Link"]).group(1)).json()  # type: ignore[union-attr]
+    figures = {chart: json.loads(figure) for chart, figure, _ in FIGURE.findall(page.text)}
+    assert figures and len(figures) == len(twin["charts"])
+    for numbers in twin["charts"]:
+        read = _figure_table(figures[numbers["chart_id"]])
+        named = {"chart_id": numbers["chart_id"], "label": numbers["label"]}
+        assert read.model_copy(update=named).model_dump() == numbers
+
+
 def test_a_long_curve_is_thinned_to_evenly_spaced_points_and_says_so() -> None:
-    curve = {"type": "scatter", "name": "dedicated", "x": list(range(1, 162)), "y": [2.0 * x for x in range(1, 162)]}
-    table = figure_table(json.dumps({"data": [curve], "layout": {"xaxis": {"title": {"text": "requests"}}}}))
+    curve = Series(name="dedicated", x=list(range(1, 162)), y=[2.0 * x for x in range(1, 162)])
+    table = points_table([curve], "requests", "")
     assert table.columns == ["Series", "requests", "y"]
     assert len(table.rows) == 12 and table.rows[0][1] == 1 and table.rows[-1][1] == 161
     assert "12 of 161 points" in table.note
@@ -61,10 +95,10 @@ def test_a_long_curve_is_thinned_to_evenly_spaced_points_and_says_so() -> None:
 
 def test_bars_pivot_into_a_row_per_category() -> None:
     bars = [
-        {"type": "bar", "orientation": "h", "name": "prefill", "y": ["a", "b"], "x": [None, 1500.4]},
-        {"type": "bar", "orientation": "h", "name": "decode", "y": ["a", "b"], "x": [12.34, 0.01234]},
+        Series(name="prefill", y=["a", "b"], x=[None, 1500.4]),
+        Series(name="decode", y=["a", "b"], x=[12.34, 0.01234]),
     ]
-    table = figure_table(json.dumps({"data": bars, "layout": {"xaxis": {"title": {"text": "$ per month"}}}}))
+    table = categories_table(bars, "$ per month")
     assert table.columns == ["", "prefill", "decode"]
     assert table.rows == [["a", None, 12.34], ["b", 1500.4, 0.01234]]  # unrounded, as the JSON twin gives them
     assert [[r[0], *map(number_text, r[1:])] for r in table.rows] == [["a", "—", "12.3"], ["b", "1,500", "0.0123"]]

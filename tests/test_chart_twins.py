@@ -4,12 +4,15 @@ a buyer found the plan's cost-vs-traffic curve on /plan but nowhere in /plan.jso
 
 from __future__ import annotations
 
+import json
 import re
 from html import unescape
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from app.cli.main import main as cli
 from app.web.rendering.chart_tables import number_text
 
 PAGES = [
@@ -22,6 +25,8 @@ PAGES = [
     "/own?gpu=H100-SXM&gpu_count=8&utilisation_pct=60",
     "/precision?model=llama-3.1-70b",
     "/disagg?model=llama-3.1-70b",
+    "/gpus/H100-SXM",
+    "/gpus/H100-SXM?price_type=on_demand&min_gpus=8",
 ]
 FIGURE = re.compile(r'<figure class="chart">\s*<div id="([^"]*)".*?<details class="chart-data">(.*?)</details>', re.S)
 LABEL = re.compile(r'aria-label="Numbers of the chart: ([^"]*)"')
@@ -85,3 +90,30 @@ def test_a_table_and_twin_that_disagree_fail_the_comparison() -> None:
     )
     assert _page_tables(html) != [_as_shown(chart)]
     assert _page_tables(html.replace("2.6", "2.5")) == [_as_shown(chart)]
+
+
+def test_the_plan_api_and_the_cli_give_the_pages_chart_numbers(client: TestClient, database: str, capsys: Any) -> None:
+    """One computation (app.service.charts.plan_cost) for the page's table, /plan.json, the API and the CLI's --json."""
+    question = {"workload": {"model": "llama-3.1-70b"}, "traffic": {"requests_per_day": 864000}}
+    api = client.post("/api/v1/plan/serving", json=question).json()
+    html, twin = _page_and_twin(client, "/plan?model=llama-3.1-70b&requests_per_day=864000")
+    assert api["charts"] and api["charts"] == twin["charts"]
+    assert _page_tables(html) == [_as_shown(chart) for chart in api["charts"]]
+    assert cli(["plan", "serving", "--model", "llama-3.1-70b", "--requests-per-day", "864000", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["charts"] == api["charts"]
+
+
+def test_a_gpus_price_chart_is_in_its_api_and_cli_as_filtered(client: TestClient, database: str, capsys: Any) -> None:
+    """GET /api/v1/gpus/{id} and `gpumatch catalog offers --json` give the chart of the offers the filters keep, as
+    the page draws it (app.service.charts.gpu_prices)."""
+    html, twin = _page_and_twin(client, "/gpus/H100-SXM?price_type=on_demand")
+    api = client.get("/api/v1/gpus/H100-SXM?price_type=on_demand").json()
+    (chart,) = api["charts"]
+    assert chart == twin["charts"][0] and chart["columns"] == ["", "$ per GPU-hour"]
+    assert "of the offers the filters keep (on demand)" in chart["label"]
+    sellers = [row[0].rsplit(" (on demand", 1)[0] for row in chart["rows"]]  # one bar per seller, its cheapest
+    assert sorted(sellers) == sorted({o["provider_name"] for o in api["offers"]})
+    every = client.get("/api/v1/gpus/H100-SXM").json()["charts"][0]["rows"]
+    assert len(every) > len(chart["rows"]) and any("(spot" in row[0] for row in every)
+    assert cli(["catalog", "offers", "H100-SXM", "--price-type", "on_demand", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["charts"] == api["charts"]

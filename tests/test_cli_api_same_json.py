@@ -98,7 +98,7 @@ def test_an_int_in_a_field_declared_float_is_written_as_a_float() -> None:
 
 def _models() -> list[type[BaseModel]]:
     found: list[type[BaseModel]] = []
-    for package in ("app.scoring", "app.web", "app.service.catalog"):
+    for package in ("app.scoring", "app.web", "app.service.catalog", "app.service.charts"):
         root = importlib.import_module(package)
         for info in pkgutil.walk_packages(root.__path__, package + "."):
             module = importlib.import_module(info.name)

@@ -258,7 +258,7 @@ def test_disagg_chart_draws_each_plan_as_its_own_bar(client):
 
 
 def test_disagg_chart_numbers_plans_that_read_alike():
-    from app.web.disagg.charts import _unique
+    from app.service.charts.disagg_cost import _unique
 
     assert _unique(["3P:4D a", "3P:2D b", "3P:4D a", "3P:4D a"]) == [
         "3P:4D a",

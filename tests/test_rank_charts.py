@@ -6,7 +6,15 @@ import re
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
+from app.service.charts.rank_points import frontier
+from app.web.rank.charts import frontier_figure
 from app.web.rank.result_charts import config_curves
+
+
+def frontier_chart(points: list[dict], deadline_days: float) -> dict:
+    """The frontier's figure as the page draws it: its numbers (app.service.charts.rank_points), drawn."""
+    return frontier_figure(frontier(points, deadline_days))
+
 
 GPUS, MODELS = load_gpu_specs(), load_model_specs()
 
@@ -80,7 +88,6 @@ def test_log_axis_ticks_read_as_money_and_counts():
 
 def test_offers_of_one_gpu_differ_on_the_scale_out_chart():
     """Two providers of the same GPU: lines of their own colours, and of different dash and marker besides."""
-    from app.web.rank.charts import frontier_chart
 
     def point(provider: str, count: int) -> dict:
         return {
@@ -120,8 +127,6 @@ def test_training_memory_chart_draws_each_leading_row_s_own_layout(client):
 
 def test_the_frontier_hover_keeps_the_cents_of_a_run_under_10_dollars() -> None:
     """A 20-minute LoRA run's point, billed $1.36, hovered as "$1"."""
-    from app.web.rank.charts import frontier_chart
-
     short = {"gpu_id": "H100-SXM", "provider_name": "GMI Cloud", "price_type": "on_demand", "on_time": True}
     points = [{**short, "gpu_count": n, "days": 0.03 / n, "total_usd": 1.36 * n} for n in (1, 2)]
     hover = frontier_chart(points, 30)["data"][0]["hovertemplate"]
@@ -134,8 +139,6 @@ def test_the_scale_out_charts_days_are_labelled_one_two_five():
     """Found by qa22: runs of 0.8 to 11 days under a 30-day deadline got plotly's every-digit log labels, and at
     a third of a 1366 px page "0.8", "0.9" and "1" printed over each other. The axis takes the 1-2-5 ticks of its
     days and the deadline, as the money axes do."""
-    from app.web.rank.charts import frontier_chart
-
     points = [
         {"gpu_id": "B200", "provider": "lambda", "provider_name": "Lambda", "price_type": "on_demand",
          "gpu_count": count, "days": days, "total_usd": 1000.0 + count}
@@ -149,8 +152,6 @@ def test_the_scale_out_charts_days_are_labelled_one_two_five():
 def test_the_frontier_hover_says_a_run_s_length_as_its_row_does() -> None:
     """A 15T-token pretraining on 8 GPUs hovered "2,446 days" where its row said it in days too (now years), and a
     20-minute run "0.0139 days" (found by leftovers10)."""
-    from app.web.rank.charts import frontier_chart
-
     machine = {"gpu_id": "B200", "provider_name": "Lambda", "price_type": "on_demand"}
     points = [{**machine, "gpu_count": n, "days": days, "total_usd": 1e6} for n, days in ((4, 2_446.0), (8, 0.0139))]
     trace = frontier_chart(points, 3_650)["data"][0]

@@ -195,7 +195,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         rows = args.limit or TEXT_ROWS
         if training is None:  # the table reads every option; --json gives the best --limit, or all, as the API
             limit = args.limit if args.json else None  # --json carries each option's terms as the API does
-            body = plan.serving_payload(workload, traffic, snapshot, share, limit, include_terms=args.json)
+            body = plan.serving_payload(workload, traffic, snapshot, share, limit, args.json, charts=args.json)
         elif args.json and args.limit is None:  # the API's default number of combinations
             body = plan.lifecycle_payload(training, workload, traffic, args.months, snapshot, share)
         else:

@@ -18,6 +18,7 @@ from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service.catalog_ids import unknown_id_errors
+from app.service.charts import plan_cost
 from app.service.query.plan import LATENCY_BOUND, PEAK_FROM_TRAFFIC, trains_another_model
 from app.service.rank.answer_body import left_out_notes, weights_body
 from app.service.rank.model_spec import UnknownId, model_spec_for
@@ -169,13 +170,15 @@ def serving_payload(
     share_url: str,
     limit: int | None = None,
     include_terms: bool = True,
+    charts: bool = True,
 ) -> dict[str, Any]:
-    """POST /api/v1/plan/serving's body (raises PlanFieldError)."""
+    """POST /api/v1/plan/serving's body (raises PlanFieldError), with the plan page's chart in numbers (`charts`)
+    unless `charts` is false (the page, which draws the chart, adds them from the same computation)."""
     model = served_model(workload, snapshot, "workload.")
     workload, weights = release_weights(workload, model, snapshot.quality)
     plan = plan_serving(workload, traffic, snapshot, model)
     body = serving_body(plan, traffic, limit, include_terms)
-    return {
+    payload = {
         "workload": workload.model_dump(mode="json", exclude_none=True),
         "model": plain(model),
         "weights": weights_body(weights),
@@ -184,6 +187,9 @@ def serving_payload(
         "catalog_version": snapshot.version,
         "share_url": share_url,
     }
+    if charts:
+        payload["charts"] = plan_cost.chart_tables(payload, traffic, workload.output_len)
+    return payload
 
 
 def lifecycle_body(plan: LifecyclePlan, limit: int = 10) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from sqlmodel import Field, SQLModel
 
 from app.models.hardware import GpuBase, OfferBase, ProviderBase
 from app.models.llm import LlmModelBase, TokenPriceBase
+from app.service.charts.tables import ChartTable
 
 
 class TermFloorPublic(SQLModel):
@@ -74,6 +75,12 @@ class GpuDetail(GpuPublic):
         default_factory=list,
         description="history: prices a newer, dated price of the same offer replaced (their price note names it); "
         "never ranked, even with include_stale",
+    )
+    charts: list[ChartTable] = Field(
+        default_factory=list,
+        description="the GPU page's price chart of these offers (those the filters keep), as its no-JavaScript table "
+        "gives it: a row per provider and price type (`provider (price type[, stale])`), its cheapest $ per GPU-hour; "
+        "empty where no offer is kept",
     )
 
 

@@ -29,6 +29,7 @@ from app.service.catalog.schemas import (
     TermFloorPublic,
     TokenPricePublic,
 )
+from app.service.charts.gpu_prices import cheapest_price_bars, price_chart_label, price_charts
 
 EVERY_OFFER = GpuOffersQuery()  # no filter, cheapest first
 
@@ -104,15 +105,20 @@ def gpu_detail(
     cheapest = min((o.usd_per_gpu_hour for o in offers), default=None)
     floors = queries.gpu_price_floors(session, stale_after_days, gpu.id).get(gpu.id)
     update = {**_prices(cheapest, floors), "offers": offers, "earlier_prices": earlier}
-    return filtered_offers(GpuDetail.model_validate(gpu, update=update), query)
+    return filtered_offers(GpuDetail.model_validate(gpu, update=update), query, stale_after_days)
 
 
-def filtered_offers(detail: GpuDetail, query: GpuOffersQuery | None) -> GpuDetail:
-    """The offers and earlier prices `query` keeps, in its order; none where the query could not be read."""
+def filtered_offers(detail: GpuDetail, query: GpuOffersQuery | None, stale_after_days: int) -> GpuDetail:
+    """The offers and earlier prices `query` keeps, in its order, and the price chart of those offers; none where the
+    query could not be read."""
     if query is None:
-        return detail.model_copy(update={"offers": [], "earlier_prices": []})
+        return detail.model_copy(update={"offers": [], "earlier_prices": [], "charts": []})
+    offers = query.apply(detail.offers)
+    named = {o.provider_id: o.provider_name for o in detail.offers}  # a filtered-out provider is named too
+    label = price_chart_label(detail.name, query.filter_words(named.get(query.provider or "", "")), stale_after_days)
+    charts = price_charts(cheapest_price_bars(offers), label)
     return detail.model_copy(
-        update={"offers": query.apply(detail.offers), "earlier_prices": query.apply(detail.earlier_prices)}
+        update={"offers": offers, "earlier_prices": query.apply(detail.earlier_prices), "charts": charts}
     )
 
 

@@ -19,6 +19,7 @@ from app.service.catalog.list_checks import families, read_list_query
 from app.service.catalog.list_filters import GpuListQuery, GpuOffersQuery, ModelListQuery, ProviderListQuery
 from app.service.catalog.list_query import ListQuery, ListRequest, form_values, parse_list_query, sort_links
 from app.service.catalog.provider_views import provider_list
+from app.service.charts.gpu_prices import cheapest_price_bars
 from app.web.catalog.http_cache import CatalogJsonRoute
 from app.web.catalog.pages import canonical_redirect
 from app.web.deps import SessionDep, SettingsDep, SnapshotDep, not_found
@@ -161,16 +162,14 @@ def gpu_page(
 
     def context() -> dict[str, Any]:
         every_offer = views.gpu_detail(session, gpu, settings.stale_after_days)
-        detail = views.filtered_offers(every_offer, parsed.query)
+        detail = views.filtered_offers(every_offer, parsed.query, settings.stale_after_days)
         providers = {o.provider_id: o.provider_name for o in every_offer.offers}
-        query = parsed.query or GpuOffersQuery()
         return {
             "title": detail.name,
             "nav": "gpus",
             "gpu": detail,
             # the offers the table lists, so a filter narrows both; it sits in the block htmx swaps
-            "chart_json": to_json_block(offer_price_bars(detail.offers)),
-            "chart_filter": query.filter_words(providers.get(query.provider or "", "")),
+            "chart_json": to_json_block(offer_price_bars(cheapest_price_bars(detail.offers))),
             "stale_after_days": settings.stale_after_days,
             "providers": sorted(providers.items(), key=lambda p: p[1].casefold()),
             **list_context(parsed, GpuOffersQuery(), f"/gpus/{gpu.id}"),

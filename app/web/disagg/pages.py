@@ -12,27 +12,27 @@ from app.scoring.serving.traffic.week import Profile, Traffic
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service import disagg
+from app.service.charts import disagg_cost
 from app.service.query.phase import asks_a_question
 from app.service.query.plan import PlanQuery, page_field, ranking_query
 from app.web.deps import SnapshotDep
-from app.web.disagg.charts import cost_by_layout
+from app.web.disagg.charts import cost_by_layout_figure
 from app.web.forms import form_summary
 from app.web.rank import form_options
-from app.web.rendering.chart_tables import charted, twin_payload
+from app.web.rendering.chart_tables import drawn, twin_payload
 from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
-
-CHART_LABEL = "Monthly cost: aggregated against each disaggregated plan's prefill and decode pools (stacked)"
 
 
 def _with_chart(payload: dict[str, Any]) -> Markup | None:
     """The figure's numbers into the payload's `charts` (the twin's and the page's table), where there is a layout to
     draw; its JSON block for the page."""
     payload.setdefault("charts", [])
-    if not (payload["aggregated"] or payload["disaggregated"]):
+    if not disagg_cost.has_chart(payload):
         return None
-    return charted(payload, "cost-disagg", CHART_LABEL, cost_by_layout(payload))
+    chart = disagg_cost.cost_by_layout(payload)
+    return drawn(payload, chart.table(), cost_by_layout_figure(chart))
 
 
 def _payload(query: PlanQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:

@@ -13,25 +13,22 @@ from app.scoring.serving.mix.request_shapes import SHAPES
 from app.scoring.serving.traffic.week import Profile
 from app.scoring.specs import CatalogSnapshot
 from app.service import mix
+from app.service.charts import mix_cost
 from app.service.query.phase import asks_a_question
 from app.web.deps import SnapshotDep
 from app.web.forms import form_summary
-from app.web.mix.charts import cost_by_offer
+from app.web.mix.charts import cost_by_offer_figure
 from app.web.rank import form_options
-from app.web.rendering.chart_tables import charted, twin_payload
+from app.web.rendering.chart_tables import drawn, twin_payload
 from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
 
-CHART_LABEL = (
-    "Monthly cost of the cheapest mix and of the cheapest single-type fleets, stacked per offer; hover for "
-    "replicas and the buckets each serves"
-)
-
 
 def _with_chart(payload: dict[str, Any]) -> Markup:
     """The figure's numbers into the payload's `charts` (the twin's and the page's table); its block to draw."""
-    return charted(payload, "mix-cost", CHART_LABEL, cost_by_offer(payload))
+    chart = mix_cost.cost_by_offer(payload)
+    return drawn(payload, chart.table(), cost_by_offer_figure(chart))
 
 
 def _payload(query: mix.MixQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:

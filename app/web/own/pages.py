@@ -11,25 +11,21 @@ from markupsafe import Markup
 from app.scoring.serving.ownership.question import OwnershipQuestion
 from app.scoring.specs import CatalogSnapshot
 from app.service import ownership
+from app.service.charts import own_cost
 from app.service.query.phase import asks_a_question
 from app.web.deps import SnapshotDep
 from app.web.forms import form_summary
-from app.web.own.charts import cumulative_cost
-from app.web.rendering.chart_tables import charted, twin_payload
+from app.web.own.charts import cumulative_cost_figure
+from app.web.rendering.chart_tables import drawn, twin_payload
 from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
 
-CHART_LABEL = (
-    "Spent over the months (cash; with a cost of capital, each amount carried forward at it): owning (purchase, "
-    "then energy and colocation) against renting at your utilisation; the diamond marks the break-even, the dotted "
-    "line the end of depreciation"
-)
-
 
 def _with_chart(payload: dict[str, Any]) -> Markup:
     """The figure's numbers into the payload's `charts` (the twin's and the page's table); its block to draw."""
-    return charted(payload, "own-rent", CHART_LABEL, cumulative_cost(payload))
+    chart = own_cost.cumulative_cost(payload)
+    return drawn(payload, chart.table(), cumulative_cost_figure(chart))
 
 
 def _payload(query: ownership.OwnQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:

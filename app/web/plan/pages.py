@@ -12,6 +12,7 @@ from app.scoring.serving.traffic.week import Profile
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
 from app.service import mix, ownership, plan
+from app.service.charts import plan_cost
 from app.service.query.phase import asks_a_question
 from app.service.query.plan import (
     DEFAULT_MONTHS,
@@ -24,9 +25,9 @@ from app.service.query.plan import (
 )
 from app.web.deps import SnapshotDep
 from app.web.forms import form_summary
-from app.web.plan.charts import CHART_ID, CHART_LABEL, cost_vs_traffic
+from app.web.plan.charts import cost_vs_traffic_figure
 from app.web.rank import form_options
-from app.web.rendering.chart_tables import charted
+from app.web.rendering.chart_tables import drawn
 from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
@@ -42,7 +43,7 @@ def plan_json(query: PlanQuery, snapshot: CatalogSnapshot, include_terms: bool =
     kept_run = plan.kept_run_errors(query.training, query.months, snapshot)  # said with the served model's errors
     try:
         body = plan.serving_payload(
-            query.workload, query.traffic, snapshot, share, limit=TABLE_ROWS * 4, include_terms=include_terms
+            query.workload, query.traffic, snapshot, share, TABLE_ROWS * 4, include_terms, charts=False
         )
     except plan.PlanFieldError as exc:
         raise plan.PlanFieldError(exc.field, str(exc), {**exc.errors, **kept_run}) from None
@@ -63,10 +64,11 @@ def plan_json(query: PlanQuery, snapshot: CatalogSnapshot, include_terms: bool =
 
 
 def with_chart(body: dict[str, Any], query: PlanQuery) -> Markup:
-    """The cost-vs-traffic figure's numbers into the body's `charts` (the twin's and the page's table); its JSON block
-    for the page to draw."""
+    """The cost-vs-traffic chart's numbers into the body's `charts` (the twin's and the page's table, as the serving API
+    gives them); its figure's JSON block for the page to draw."""
     assert query.workload is not None and query.traffic is not None
-    return charted(body, CHART_ID, CHART_LABEL, cost_vs_traffic(body, query.traffic, query.workload.output_len))
+    chart = plan_cost.cost_vs_traffic(body, query.traffic, query.workload.output_len)
+    return drawn(body, chart.table(), cost_vs_traffic_figure(chart))
 
 
 def form_state(query: PlanQuery | None) -> dict[str, Any]:

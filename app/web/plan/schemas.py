@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.service.charts.tables import ChartTable
 from app.web.json_api.report_schemas import (
     CATALOG_VERSION,
     SPARE_AT_PEAK,
@@ -130,6 +131,11 @@ class ServingResponse(ServingBody):
     )
     catalog_version: str = Field(description=CATALOG_VERSION)
     share_url: str = Field(description="the plan page of this question")
+    charts: list[ChartTable] = Field(
+        description="the plan page's chart, monthly cost vs requests per day: each dedicated option autoscaled (of "
+        "the options returned), the cheapest scaled to zero where that saves, the compared serverless prices and the "
+        "break-even, as (series, requests per day, $ per month) rows; the same numbers as the page's table"
+    )
 
 
 class LifecycleCombinationOut(BaseModel):

@@ -11,13 +11,14 @@ from markupsafe import Markup
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
 from app.service import precision
+from app.service.charts import precision_cost
 from app.service.query.phase import asks_a_question
 from app.service.query.question import ParsedQuery
 from app.web.deps import SnapshotDep
 from app.web.forms import form_summary
-from app.web.precision.charts import cost_by_precision
+from app.web.precision.charts import cost_by_precision_figure
 from app.web.rank import form_options
-from app.web.rendering.chart_tables import charted, twin_payload
+from app.web.rendering.chart_tables import drawn, twin_payload
 from app.web.rendering.render import answer_or_error, canonical_json, canonical_page
 
 router = APIRouter(include_in_schema=False)
@@ -25,12 +26,8 @@ router = APIRouter(include_in_schema=False)
 
 def _with_chart(payload: dict[str, Any]) -> Markup:
     """The figure's numbers into the payload's `charts` (the twin's and the page's table); its block to draw."""
-    return charted(
-        payload,
-        "cost-precision",
-        f"Cheapest {payload['ranked_unit']} at each precision (bars); hover for the option and its latency",
-        cost_by_precision(payload),
-    )
+    chart = precision_cost.cost_by_precision(payload)
+    return drawn(payload, chart.table(), cost_by_precision_figure(chart))
 
 
 def _payload(query: ParsedQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:

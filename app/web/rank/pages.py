@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.scoring.specs import CatalogSnapshot
+from app.service.charts import rank_charts
 from app.service.query.catalog_spelling import in_catalog_spelling
 from app.service.query.phase import PHASES, Phase, asks_a_question
 from app.service.query.plan import plan_link, training_plan_link
@@ -199,12 +200,13 @@ def _payload_or_errors(parsed: ParsedQuery, snapshot: CatalogSnapshot, path: str
 
 
 def _chart_tables(parsed: ParsedQuery, payload: dict[str, Any], snapshot: CatalogSnapshot) -> list[dict[str, Any]]:
-    """The numbers of the charts the results page draws (its tables), drawn from the same leading configurations."""
+    """The numbers of the charts the results page draws (its tables), from the same leading configurations."""
     assert parsed.workload is not None
-    charts_for = result_charts.inference_charts if parsed.phase == "inference" else result_charts.training_charts
-    leaders = result_charts.leaders_of(payload["options"])
+    charts_for = rank_charts.inference_charts if parsed.phase == "inference" else rank_charts.training_charts
+    leaders = rank_charts.leaders_of(payload["options"])
     model = model_spec_for(parsed.workload, snapshot)
-    return [c["table"] for c in charts_for(payload, leaders, parsed.workload, snapshot, model)]  # type: ignore[arg-type]
+    charts = charts_for(payload, leaders, parsed.workload, snapshot, model)  # type: ignore[arg-type]
+    return [chart.table().model_dump() for chart in charts]
 
 
 def _twin(request: Request, snapshot: CatalogSnapshot, path: str, filename: str | None = None) -> Response:

@@ -1,55 +1,46 @@
-"""The results block's charts: which configurations to draw (the best of the first few distinct GPU and
-count pairs, or the GPUs asked for) and their Plotly JSON: cost scatter, operating curves and memory for
-inference; cost scatter, memory and the deadline frontier for training."""
+"""The results block's charts: their numbers from app.service.charts.rank_charts (which configurations, what values),
+drawn here as Plotly JSON beside their tables: cost scatter, operating curves and memory for inference; cost
+scatter, memory and the deadline frontier for training."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from app.scoring.efficiency.training import USABLE_HBM_SHARE
-from app.scoring.inference.batching.curves import TpotLine
-from app.scoring.inference.ranking.options import RANK_METRIC_FIELDS
 from app.scoring.specs import CatalogSnapshot, ModelSpec
-from app.scoring.training.run.limit_words import deadline_text
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
-from app.service.operating_curves import row_curves
-from app.service.rank.ranked_page import LEADING_CONFIGURATIONS
+from app.service.charts import rank_charts
+from app.service.charts.rank_charts import RankChart, config_curves, leaders_of
 from app.web.rank import charts as rc
 from app.web.rank import curve_charts as cc
-from app.web.rendering.chart_tables import table_of
-from app.web.rendering.charts import to_json_block
+from app.web.rendering.charts import Figure, to_json_block
 
-CURVE_CONFIGS = 4
-MEMORY_CONFIGS = 5
+__all__ = ["config_curves", "drawn", "inference_charts", "leaders_of", "training_charts"]
 
-
-def with_tables(charts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each chart with its numbers (`table`): the page's no-JavaScript table and the JSON twin's `charts` entry."""
-    return [{**chart, "table": table_of(chart["id"], chart["label"], chart["json"])} for chart in charts]
-
-
-def leaders_of(options: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The JSON twin's leading configurations, as ranked_page finds them for the page: the best feasible row of each
-    distinct (GPU, count) in ranked order (`rank`, whatever order a sort put the rows in)."""
-    ranked = sorted((o for o in options if o["feasible"]), key=lambda o: o["rank"])
-    return distinct_configs(ranked, LEADING_CONFIGURATIONS)
+DRAW: dict[str, Callable[[Any], Figure]] = {
+    "job": rc.cost_scatter_figure,
+    "cost-step": rc.cost_scatter_figure,
+    "cost-latency": cc.cost_latency_figure,
+    "throughput-batch": cc.throughput_figure,
+    "memory": rc.memory_figure,
+    "frontier": rc.frontier_figure,
+}
 
 
-def distinct_configs(options: Sequence[dict[str, Any]], n: int) -> list[dict[str, Any]]:
-    """The best option of the first n distinct (GPU, count) configurations."""
-    seen: dict[tuple[str, int], dict[str, Any]] = {}
-    for option in options:
-        key = (option["gpu_id"], option["gpu_count"])
-        if option["feasible"] and key not in seen:
-            seen[key] = option
-        if len(seen) >= n:
-            break
-    return list(seen.values())
+def drawn(charts: list[RankChart]) -> list[dict[str, Any]]:
+    """Each chart's id, caption, figure (`json`) and numbers (`table`: the page's no-JavaScript table and the JSON
+    twin's `charts` entry)."""
+    return [
+        {
+            "id": chart.chart_id,
+            "label": chart.label,
+            "json": to_json_block(DRAW[chart.chart_id](chart.numbers)),
+            "table": chart.table().model_dump(),
+        }
+        for chart in charts
+    ]
 
 
-# The charts draw the leading configurations (the best option of each leading distinct (GPU, count), from
-# app.service.rank.ranked_page.ranked_page), never the page's rows: the same charts on every page, bounded in size.
 def inference_charts(
     payload: dict[str, Any],
     leaders: Sequence[dict[str, Any]],
@@ -57,94 +48,7 @@ def inference_charts(
     snapshot: CatalogSnapshot,
     model: ModelSpec,
 ) -> list[dict[str, Any]]:
-    top = chart_configs(leaders, CURVE_CONFIGS, workload.gpus)
-    charts = []
-    if workload.job_requests and leaders:
-        charts.append(
-            {
-                "id": "job",
-                "label": f"The batch job of {workload.job_requests:,} requests: hours to finish and what it is billed, "
-                "for the best offer of the top configurations; bars show the band, the dotted line the Pareto front",
-                "json": to_json_block(
-                    rc.cost_scatter(
-                        leaders,
-                        "job_hours",
-                        "job_usd",
-                        "job time (h)",
-                        "job $",
-                        band_of=RANK_METRIC_FIELDS[workload.ranked_by],
-                        x_from_zero=False,  # a deadline packs the times together
-                    )
-                ),
-            }
-        )
-    curves, tpot = config_curves(top, workload, snapshot, model)
-    if curves:
-        target = "the dashed line the TPOT the answer is held to" if tpot else "no latency limit applies to this load"
-        charts.append(
-            {
-                "id": "cost-latency",
-                "label": "$ per million output tokens vs mean time per output token as the batch grows, for the top "
-                f"configurations at their cheapest offer; each star is the chosen batch on its own curve, the dotted "
-                f"line the Pareto front, {target}",
-                "json": to_json_block(cc.cost_latency_curves(curves, tpot)),
-            }
-        )
-        over = "; dotted where the mean TPOT passes the dashed line of the chart above" if tpot else ""
-        charts.append(
-            {
-                "id": "throughput-batch",
-                "label": f"Output tokens/s vs batch for the top configurations, the chosen batch starred{over}",
-                "json": to_json_block(cc.throughput_curves(curves, tpot)),
-            }
-        )
-    memory = chart_configs(leaders, MEMORY_CONFIGS, workload.gpus)
-    if memory:
-        rows = [
-            (f"{o['gpu_count']}×{o['gpu_id']}", o["memory_gb"], o["memory_gb"].get("capacity", 0.0)) for o in memory
-        ]
-        parts = [
-            ("weights", "weights"),
-            ("kv_cache", "KV cache at the operating batch"),
-            ("reserve", "runtime reserve"),
-        ]
-        charts.append(
-            {
-                "id": "memory",
-                "label": "Memory per GPU at the operating point vs capacity",
-                "json": to_json_block(rc.memory_bars(rows, parts)),
-            }
-        )
-    return with_tables(charts)
-
-
-def chart_configs(options: Sequence[dict[str, Any]], n: int, gpus: Sequence[str] | None = None) -> list[dict[str, Any]]:
-    """The leading configurations a chart draws: the best of each GPU asked for (a comparison draws every GPU it
-    compares), then the next distinct configurations up to n."""
-    firsts: dict[str, dict[str, Any]] = {}
-    asked = {g.lower() for g in gpus or ()}  # the filters match GPU ids in any case
-    for option in options:
-        if option["feasible"] and option["gpu_id"].lower() in asked:
-            firsts.setdefault(option["gpu_id"], option)
-    chosen = {(o["gpu_id"], o["gpu_count"]) for o in firsts.values()}
-    rest = [o for o in distinct_configs(options, n + len(chosen)) if (o["gpu_id"], o["gpu_count"]) not in chosen]
-    picked = [*firsts.values(), *rest[: max(n - len(firsts), 0)]]
-    order = {id(o): i for i, o in enumerate(options)}
-    return sorted(picked, key=lambda o: order[id(o)])
-
-
-def config_curves(
-    top: Sequence[dict[str, Any]], workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec
-) -> tuple[list[cc.ConfigCurve], TpotLine | None]:
-    """Each configuration's operating curve as its ranking solved it (operating_curves.row_curves), priced at its
-    row's $ per million output tokens, and the TPOT line its answer is held to."""
-    solved, tpot = row_curves(top, workload, snapshot, model)
-    curves = []
-    for curve in solved:
-        row = curve.option
-        label = f"{row['gpu_count']}×{row['gpu_id']}"
-        curves.append(cc.ConfigCurve(label, curve.points, curve.chosen, row["usd_per_million_output_tokens"]))
-    return curves, tpot
+    return drawn(rank_charts.inference_charts(payload, leaders, workload, snapshot, model))
 
 
 def training_charts(
@@ -154,51 +58,4 @@ def training_charts(
     snapshot: CatalogSnapshot,
     model: ModelSpec,
 ) -> list[dict[str, Any]]:
-    charts = [
-        {
-            "id": "cost-step",
-            "label": "$ per step vs step time for the best offer of the top configurations; bars show the band, "
-            "the dotted line is the Pareto front",
-            "json": to_json_block(
-                rc.cost_scatter(
-                    leaders, "step_time_s", "usd_per_step", "step time (s)", "$ / step", band_of="total_usd"
-                )
-            ),
-        },
-    ]
-    if payload.get("frontier"):
-        deadline = float(payload.get("deadline_days") or workload.max_days)
-        charts.append(
-            {
-                "id": "frontier",
-                "label": f"What scaling out buys: days to finish and total cost per GPU count for the leading "
-                f"machines; the dashed line is the {deadline_text(deadline)}",
-                "json": to_json_block(rc.frontier_chart(payload["frontier"], deadline)),
-            }
-        )
-    memory = distinct_configs(leaders, MEMORY_CONFIGS)
-    if memory:
-        rows = [
-            (
-                f"{option['gpu_count']}×{option['gpu_id']}",
-                option.get("memory_at_peak_gb") or option["memory_breakdown_gb"] or {},
-                snapshot.gpus[option["gpu_id"]].memory_gb,
-            )
-            for option in memory
-        ]
-        # a part no row holds at its peak (the update's temporaries on a fused stack, live params without FSDP) is
-        # left out: an empty column would widen the chart's table past a laptop's column
-        keys = list(dict.fromkeys(k for _, breakdown, _ in rows for k, gb in breakdown.items() if gb))
-        # the fit check's limit for the stack (runtime reserve included): the allocator's share of the card. "usable"
-        # names that share less the reserve (the most the need may reach), as the terms and reasons say it
-        share_gb = [card * USABLE_HBM_SHARE for _, _, card in rows]
-        share = (f"allocator share ({USABLE_HBM_SHARE:.0%} of card)", share_gb)  # short: the numbers table fits 1280 px
-        charts.append(
-            {
-                "id": "memory",
-                "label": "Memory per GPU for the chosen layout at its step's fullest moment (the backward's start "
-                "or the optimizer step), runtime reserve included, vs the card and the allocator's share of it",
-                "json": to_json_block(rc.memory_bars(rows, [(k, k.replace("_", " ")) for k in keys], share)),
-            }
-        )
-    return with_tables(charts)
+    return drawn(rank_charts.training_charts(payload, leaders, workload, snapshot, model))

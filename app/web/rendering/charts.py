@@ -13,6 +13,7 @@ import orjson
 from markupsafe import Markup
 
 from app.scoring.explain import significant
+from app.service.charts.gpu_prices import VALUE_TITLE, PriceBar
 
 Figure = dict[str, Any]
 
@@ -122,24 +123,16 @@ def stacked_hbars(traces: list[dict[str, Any]], *, height: int, x_title: str, le
 STALE_COLOUR = "#a9b1ba"  # stale prices: listed, not ranked by default
 
 
-def offer_price_bars(offers: list[Any]) -> Figure:
-    """Cheapest $/GPU-hour per provider and price type, cheapest first. A fresh price is preferred to a stale
-    one of the same provider and type; a bar that only a stale price supports is grey and says so, as the
-    offers table and the rankings do (stale prices stay out of default rankings)."""
-    cheapest: dict[tuple[str, str], Any] = {}
-    for offer in offers:
-        key = (offer.provider_name, offer.price_type)
-        held = cheapest.get(key)
-        if held is None or (offer.stale, offer.usd_per_gpu_hour) < (held.stale, held.usd_per_gpu_hour):
-            cheapest[key] = offer
-    ordered = sorted(cheapest.values(), key=lambda offer: offer.usd_per_gpu_hour)
-    labels = [f"{o.provider_name} ({o.price_type.replace('_', ' ')}{', stale' if o.stale else ''})" for o in ordered]
+def offer_price_bars(bars: list[PriceBar]) -> Figure:
+    """A GPU's cheapest $/GPU-hour per provider and price type (app.service.charts.gpu_prices), cheapest on top; a
+    bar only a stale price supports is grey."""
+    labels = [bar.label for bar in bars]
     trace = {
         "type": "bar",
         "orientation": "h",
         "y": labels,
-        "x": [round(o.usd_per_gpu_hour, 3) for o in ordered],
-        "marker": {"color": [STALE_COLOUR if o.stale else "#0b5cad" for o in ordered]},
+        "x": [bar.usd_per_gpu_hour for bar in bars],
+        "marker": {"color": [STALE_COLOUR if bar.stale else "#0b5cad" for bar in bars]},
         "hovertemplate": "%{y}: $%{x:.2f}/GPU-h<extra></extra>",
     }
     height = max(260, 26 * len(labels) + 90)
@@ -147,7 +140,7 @@ def offer_price_bars(offers: list[Any]) -> Figure:
         "data": [trace],
         "layout": layout(
             height=height,
-            xaxis={"title": {"text": "$ per GPU-hour"}, "rangemode": "tozero"},
+            xaxis={"title": {"text": VALUE_TITLE}, "rangemode": "tozero"},
             yaxis={"autorange": "reversed", "automargin": True},
             margin={"l": 10, "r": 20, "t": 10, "b": 50},
         ),

@@ -38,7 +38,7 @@ from app.service.typed_model_checks import Groups, typed_question_errors
 from app.web.errors.error_shape import field_errors_body
 from app.web.forms.form_labels import field_label
 from app.web.forms.page_wording import page_wording
-from app.web.rendering.chart_tables import figure_table, number_text
+from app.web.rendering.chart_tables import number_text
 
 
 def _app_globals(request: Request) -> dict[str, Any]:
@@ -260,7 +260,6 @@ def _sentence_start(text: str) -> str:
 
 
 templates.env.filters["sentence_start"] = _sentence_start
-templates.env.filters["chart_table"] = figure_table
 templates.env.filters["chart_cell"] = number_text
 templates.env.filters["field_label"] = field_label
 templates.env.filters["page_wording"] = page_wording
