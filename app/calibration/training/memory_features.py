@@ -9,7 +9,9 @@ optimizer_in_bwd / 8-bit AdamW" speaks of its LoRA and QLoRA rows only).
   count "Chunked Cross Entropy" ran an unfused loss, and its memory is sized with one.
 - Optimizer in backward (torchtune's `optimizer_in_bwd`: each parameter stepped and its gradient freed as soon as it
   is ready, so the whole gradient is never held) and activation offloading (activations copied to host memory in the
-  forward) are not modelled: the row's reason says so and the estimate keeps them on the GPU.
+  forward) are the workload's options of those names (stated_memory_options): a row that states them runs with them,
+  where its stack takes them (the optimizer step in the backward on pytorch and torchtitan, without an offloaded
+  optimizer); otherwise the row's reason says they are not modelled and the estimate keeps them on the GPU.
 - FSDP's CPU offload keeps the sharded weights in host memory too (FSDP_OFFLOAD_STACKS), where the product's offload
   is ZeRO-Offload's and keeps them on the GPU: not modelled, said so, and its memory sized with the weights.
 - Eager mode is modelled on the stacks that run uncompiled by default (layouts/eager_activations: torchtune's and
@@ -23,10 +25,12 @@ optimizer_in_bwd / 8-bit AdamW" speaks of its LoRA and QLoRA rows only).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from app.calibration.training.training_notes import CUMULATIVE_ROW, ran_eager, stack_in_notes
 from app.calibration.training.training_recipes import WITHOUT_CLAUSE
 from app.calibration.validation.case_files import TECHNIQUES_ABOVE
+from app.scoring.workload.field_types import OPTIMIZER_IN_BACKWARD_FRAMEWORKS
 
 CHUNKED_LOSS = re.compile(r"chunked (?:cross[- ]entropy|loss)", re.IGNORECASE)
 COMPILED = re.compile(r"\bcompile", re.IGNORECASE)
@@ -100,11 +104,35 @@ def fused_layers_stated(row: dict[str, str]) -> str | None:
     return None
 
 
-def unmodelled_memory_features(notes: str, method: str, eager_counted: bool = False) -> list[str]:
-    """The memory features a row of `method` ran that the estimator does not model, in NOT_MODELLED's words, and a
-    cumulative table's row above its "+ Compile" as eager mode where its stack's eager layer is not `eager_counted`
-    (PyTorch's eager norms, rotary embeddings and gated MLP keep intermediates a compiled graph fuses away)."""
-    stated = [name for name, pattern in NOT_MODELLED.items() if states_technique(notes, pattern, method)]
+# The workload option each of NOT_MODELLED's techniques is, when the row's stack takes it (TrainingWorkload).
+WORKLOAD_OPTIONS = {"optimizer in backward": "optimizer_in_backward", "activation offloading": "activation_offload"}
+
+
+def stated_memory_options(notes: str, method: str, framework: str, offload: str) -> dict[str, bool]:
+    """The workload options (WORKLOAD_OPTIONS) a row of `method` states and its stack takes: activation offloading
+    anywhere, the optimizer step in the backward on OPTIMIZER_IN_BACKWARD_FRAMEWORKS without an offloaded optimizer."""
+    options = {}
+    for name, option in WORKLOAD_OPTIONS.items():
+        takes = option != "optimizer_in_backward" or (
+            framework in OPTIMIZER_IN_BACKWARD_FRAMEWORKS and offload == "none"
+        )
+        if takes and states_technique(notes, NOT_MODELLED[name], method):
+            options[option] = True
+    return options
+
+
+def unmodelled_memory_features(
+    notes: str, method: str, eager_counted: bool = False, taken: Collection[str] = ()
+) -> list[str]:
+    """The memory features a row of `method` ran that the estimator does not model, in NOT_MODELLED's words (those
+    whose workload option is `taken` are modelled), and a cumulative table's row above its "+ Compile" as eager mode
+    where its stack's eager layer is not `eager_counted` (PyTorch's eager norms, rotary embeddings and gated MLP keep
+    intermediates a compiled graph fuses away)."""
+    stated = [
+        name
+        for name, pattern in NOT_MODELLED.items()
+        if WORKLOAD_OPTIONS[name] not in taken and states_technique(notes, pattern, method)
+    ]
     eager = CUMULATIVE_ROW.search(notes.lower()) and not states_technique(notes, COMPILED, method)
     if eager and not eager_counted:
         stated.append("eager mode (no torch.compile)")

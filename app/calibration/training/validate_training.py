@@ -17,8 +17,10 @@ from pydantic import ValidationError
 
 from app.calibration.training.memory_features import (
     FSDP_WEIGHT_OFFLOAD,
+    WORKLOAD_OPTIONS,
     fsdp_weight_offload,
     fused_layers_stated,
+    stated_memory_options,
     unfused_loss_stated,
     unmodelled_memory_features,
 )
@@ -125,6 +127,7 @@ def read_row(row: dict[str, str]) -> tuple[TrainingWorkload, int, list[str]]:
             max_gpus=max(1, min(65_536, gpu_count)),
             optimizer=recipe.optimizer,
             offload=recipe.offload,
+            **stated_memory_options(row.get("notes") or "", row.get("method") or "", framework, recipe.offload),
         )
     except ValidationError as error:  # outside the product's bounds: say which field and why, in one line
         raise UnreadableRow("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())) from None
@@ -246,7 +249,8 @@ def unmodelled_memory(row: dict[str, str], w: TrainingWorkload, layout: Layout |
     """The memory features the row ran that the estimator does not model (memory_features): those its notes state,
     and FSDP's offload of the weights where the CPU offload it states ran as FSDP's."""
     eager = stack_layer(w.framework, w.method)
-    stated = unmodelled_memory_features(row.get("notes") or "", w.method, eager_counted=eager is not None)
+    taken = [name for name in WORKLOAD_OPTIONS.values() if getattr(w, name)]
+    stated = unmodelled_memory_features(row.get("notes") or "", w.method, eager is not None, taken)
     if layout is not None and fsdp_weight_offload(w.framework, w.offload, layout.zero_stage):
         stated.append(FSDP_WEIGHT_OFFLOAD)
     return stated
@@ -260,10 +264,17 @@ def memory_feature_words(row: dict[str, str], w: TrainingWorkload, layout: Layou
     fused = fused_layers_stated(row)
     if fused and stack_layer(w.framework, w.method) is not None:
         words.append(f"{fused}: activations sized with the fused count, not {w.framework}'s eager layer")
+    taken = [name for name, option in WORKLOAD_OPTIONS.items() if getattr(w, option)]
+    if taken:
+        words.append(f"{', '.join(taken)} stated: sized with them (the workload's {_options(w)})")
     unmodelled = unmodelled_memory(row, w, layout)
     if unmodelled:
         words.append(f"{', '.join(unmodelled)} stated but not modelled: memory sized without")
     return words
+
+
+def _options(w: TrainingWorkload) -> str:
+    return " and ".join(option for option in WORKLOAD_OPTIONS.values() if getattr(w, option))
 
 
 def predict_training_case(

@@ -83,10 +83,14 @@ GPUS_PER_HOST = 8
 
 @dataclass(frozen=True, slots=True)
 class StateRecipe:
-    """What the trained weights carry: an optimizer of STATE_BYTES, its states on the GPU or in host memory."""
+    """What the trained weights carry: an optimizer of STATE_BYTES, its states on the GPU or in host memory; and two
+    choices of where a step's tensors live: stored activations in host memory (layouts/activation_offload.py), and
+    the optimizer step fused into the backward, each gradient freed once its parameter is updated (step_peak)."""
 
     optimizer: str = "adamw"
     offload: str = "none"
+    activations_offloaded: bool = False
+    optimizer_in_backward: bool = False
 
     @property
     def state_bytes(self) -> StateBytes:
@@ -101,7 +105,7 @@ DEFAULT_RECIPE = StateRecipe()
 
 
 def state_recipe(w: TrainingWorkload) -> StateRecipe:
-    return StateRecipe(w.optimizer, w.offload)
+    return StateRecipe(w.optimizer, w.offload, w.activation_offload, w.optimizer_in_backward)
 
 
 def gpu_state_bytes_per_param(recipe: StateRecipe, zero_stage: int, dp: int) -> float:

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.training import TrainingEfficiency
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.layouts.memory import Layout, recomputed_share
+from app.scoring.training.layouts.activation_offload import activation_offload_seconds
+from app.scoring.training.layouts.memory import Layout, offloaded_away_bytes, recomputed_share
 from app.scoring.training.layouts.optimizer import DEFAULT_RECIPE, StateRecipe, offload_time, state_recipe
 from app.scoring.training.step.communication import (
     attention_seconds_per_flop,
@@ -252,6 +253,9 @@ def step_parts(
     dp_raw = dp_bytes / (collective_bandwidth_gbs(e, gpu, gpu_count) * 1e9)
     dp_comm = max(0.0, dp_raw - e.dp_overlap * (compute + expert_gemm))
     offload = offload_seconds(recipe, gpu, gpu_count, model, method, layout, adapters)
+    if recipe.activations_offloaded:  # copies on a side stream: exposed only beyond the compute they overlap
+        moved = offloaded_away_bytes(model, seq_len, layout, e, framework, method, recipe)
+        offload += activation_offload_seconds(gpu, moved, local_micro, compute + expert_gemm)
     # a layout without an EP degree (every dense one) has no all-to-all: skip the calls in this hot loop
     ep_comm = (
         expert_all_to_all_seconds(e, gpu, model, layout, tokens_per_gpu, capacity_factor)

@@ -39,6 +39,7 @@ from app.scoring.training.step.mfu import (
     scale_factor,
     width_factor,
 )
+from app.scoring.training.step.offload_terms import activation_offload_terms
 from app.scoring.training.step.step_terms import (
     bubble_term,
     dp_comm_term,
@@ -195,6 +196,7 @@ def training_terms(
         tp_comm_term(gpu, gpu_count, model, w, layout, st, e, peak, pclass),
         dp_comm_term(gpu, gpu_count, model, w, layout, st, e, uneven_batch_note(w, layout, gpu_count)),
         *_offload_terms(gpu, gpu_count, model, w, layout),
+        *activation_offload_terms(gpu, gpu_count, model, w, layout, st, e),
         *filter(None, [ep_comm_term(gpu, gpu_count, model, w, layout, st, e, capacity_factor)]),
         *filter(None, [expert_gemm_term(gpu, gpu_count, model, w, layout, st, peak, pclass, e, capacity_factor)]),
         step_time_term(st, layout, split_stack(w.framework, w.method)),
