@@ -186,6 +186,7 @@ UNITS: dict[str, str] = {
     "vllm_large_gpu_bytes": "bytes",
     "usable_hbm_share": "share of datasheet memory",
     "tied_surplus_tolerance": "vocab × hidden matrices",
+    "on_gpu_layers": "layers' stored activations",
 }
 
 
