@@ -196,7 +196,7 @@ def _training(case: str) -> tuple[dict[str, Term], float, str]:
 def test_each_step_part_shows_its_arithmetic_and_the_step_is_their_sum(case: str) -> None:
     terms, step_s, _ = _training(case)
     parts = ["compute", "pipeline bubble", TP_TERM, "exposed DP/FSDP traffic"]
-    offloads = ("optimizer offloaded to CPU", "activations offloaded to CPU", "exposed expert all-to-all")
+    offloads = ("optimizer offloaded to CPU", "host memory copies", "exposed expert all-to-all")
     parts += [name for name in offloads if name in terms]
     for name in ("compute", "pipeline bubble", TP_TERM, "exposed DP/FSDP traffic", "step time"):
         term = terms[name]

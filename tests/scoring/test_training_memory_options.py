@@ -59,7 +59,7 @@ def test_offloading_copies_cost_time_only_beyond_the_compute_they_overlap() -> N
     layout = Layout(0, 1, 1, "full", 2)
     kept, offloaded = _estimate(layout), _estimate(layout, activation_offload=True)
     assert offloaded.step_time_s == kept.step_time_s  # 0.1 s of copies under 1.3 s of compute
-    term = next(t for t in offloaded.terms if t.name == "activations offloaded to CPU")
+    term = next(t for t in offloaded.terms if t.name == "host memory copies")
     assert term.value == 0.0 and "GB/s PCIe" in term.detail
     moved_bytes = 10e9
     copies_s = 2 * moved_bytes / (host_link_gbs(A100) * 1e9)
@@ -124,3 +124,27 @@ def test_the_validator_runs_the_options_a_row_states(own: str, method: str, opti
     case = predict_training_case(row, GPUS, MODELS)
     assert case.memory is not None and case.memory.unmodelled == ""
     assert ("stated: sized with them" in case.reason) is any(options)
+
+
+def test_fsdps_cpu_offload_moves_the_weight_shard_and_copies_it_beside_the_compute() -> None:
+    """offload cpu_weights: on FSDP the shard of the weights leaves the GPU (ZeRO-Offload's cpu keeps it), the
+    updated weights are not copied back after the step, and the copies up before each all-gather are hidden under
+    the compute where they take less."""
+    model, w = MODELS["llama-3.1-70b"], {**RUN, "model": "llama-3.1-70b", "seq_len": 2048, "global_batch_seqs": 16}
+    fsdp = Layout(3, 1, 1, "full", 2)
+    cpu = estimate_training(A100, 8, model, TrainingWorkload(**w, offload="cpu"), layout=fsdp)
+    weights = estimate_training(A100, 8, model, TrainingWorkload(**w, offload="cpu_weights"), layout=fsdp)
+    shard_gb = model.params_b * 1e9 * eff.BYTES_BF16 / 8 / GB
+    assert cpu.memory_breakdown_gb["model_states"] == pytest.approx(shard_gb)
+    assert weights.memory_breakdown_gb["model_states"] == 0.0
+    assert cpu.memory_per_gpu_gb - weights.memory_per_gpu_gb == pytest.approx(shard_gb)
+    weights_up_s = shard_gb / host_link_gbs(A100)  # ZeRO-Offload's copy of the updated weights, gone
+    assert cpu.step_time_s - weights.step_time_s == pytest.approx(weights_up_s)
+    copies = next(t for t in weights.terms if t.name == "host memory copies")
+    assert copies.value == 0.0 and "weight shard" in copies.detail
+    one_gpu = {**w, "model": "llama-3.2-3b", "max_gpus": 1}
+    kept = [
+        estimate_training(A100, 1, MODEL, TrainingWorkload(**one_gpu, offload=o), layout=Layout(0, 1, 1, "full", 2))
+        for o in ("cpu", "cpu_weights")
+    ]
+    assert kept[0].memory_per_gpu_gb == kept[1].memory_per_gpu_gb  # nothing sharded: the weights stay

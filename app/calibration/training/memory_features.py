@@ -12,8 +12,9 @@ optimizer_in_bwd / 8-bit AdamW" speaks of its LoRA and QLoRA rows only).
   forward) are the workload's options of those names (stated_memory_options): a row that states them runs with them,
   where its stack takes them (the optimizer step in the backward on pytorch and torchtitan, without an offloaded
   optimizer); otherwise the row's reason says they are not modelled and the estimate keeps them on the GPU.
-- FSDP's CPU offload keeps the sharded weights in host memory too (FSDP_OFFLOAD_STACKS), where the product's offload
-  is ZeRO-Offload's and keeps them on the GPU: not modelled, said so, and its memory sized with the weights.
+- FSDP's CPU offload keeps the sharded weights in host memory too (FSDP_OFFLOAD_STACKS): the product's offload
+  "cpu_weights", with which the validator sizes such a row's memory (its tokens/s stays priced as offload "cpu", the
+  reading its fitted constants were refitted on).
 - Eager mode is modelled on the stacks that run uncompiled by default (layouts/eager_activations: torchtune's and
   HF Trainer's layers store what their eager ops save), so a cumulative row above its "+ Compile" is sized with
   torchtune's eager layer; on another stack it is not modelled and said so. A row that ran compiled (its notes or the

@@ -18,8 +18,9 @@ INTRO = (
     "table's row above its chunked loss with an unfused one; activations as the stack's eager layer stores them "
     "(torchtune, HF Trainer), a row that ran compiled or on XTuner's fused kernels with the fused count; activation "
     "offloading and the optimizer step in the backward, where a run states them, with the workload's options of "
-    "those names (activation_offload, optimizer_in_backward); not modelled: what the run stated that the prediction "
-    "sizes without (FSDP's CPU offload of the weights, where the product's offload keeps them on the GPU). Published "
+    "those names (activation_offload, optimizer_in_backward), and a CPU offload on FSDP as FSDP's (offload "
+    "cpu_weights: the weights' shards in host memory); not modelled: what the run stated that the prediction sizes "
+    "without (a technique its stack takes no option for). Published "
     "GiB are read as 2^30 bytes, torchtitan's "
     "logged peaks as GiB whatever the heading says; all sizes here are 10^9 bytes. Which peak each source measured:"
 )

@@ -54,7 +54,7 @@ QLORA_FRAMEWORKS = ("auto", "hf", "pytorch")
 # (optimizer.early_step_in_backward, OptimizersInBackwardContainer); both free gradients between steps (step_peak).
 OPTIMIZER_IN_BACKWARD_FRAMEWORKS = ("pytorch", "torchtitan")
 Optimizer = Literal["adamw", "adamw_bf16", "adamw_8bit"]  # training.layouts.optimizer.STATE_BYTES
-Offload = Literal["none", "cpu"]
+Offload = Literal["none", "cpu", "cpu_weights"]  # training.layouts.optimizer.StateRecipe
 PriceType = Literal["on_demand", "spot", "reserved", "marketplace", "capacity_block"]  # specs.PRICE_TYPES
 RankBy = Literal["auto", "output_tokens", "all_tokens", "requests", "fleet"]
 

@@ -68,8 +68,10 @@ class TrainingWorkload(ModelChoice):
         "none",
         description="cpu: gradients and optimizer states in host memory, the optimizer step on the CPU (DeepSpeed "
         "ZeRO-Offload's offload_optimizer); the GPU keeps the bf16 weights, each step pays PCIe copies and the CPU's "
-        "Adam. FSDP's CPU offload (torchtune's fsdp_cpu_offload) moves the weights to host memory too, which is not "
-        "modelled: such a run needs less GPU memory than this sizes",
+        "Adam. cpu_weights: the weights' shards too (FSDP's CPU offload, torchtune's fsdp_cpu_offload, DeepSpeed's "
+        "offload_param) on a layout that shards them (FSDP / ZeRO-3), the GPU holding only the layers gathered for "
+        "compute; each shard is copied up before the forward's and the backward's all-gathers, beside the compute, "
+        "costing time only beyond it",
     )
     activation_offload: bool = Field(
         False,

@@ -196,7 +196,7 @@ def model_state_bytes(
     adapters = lora_adapter_params(model, lora_rank)
     base = frozen_base_bytes(model, n_total, method) / split
     if layout.zero_stage >= 3:  # FSDP shards the frozen base, NF4 too (bitsandbytes 0.43, Answer.AI FSDP+QLoRA)
-        base /= dp
+        base = 0.0 if recipe.weights_leave(layout.zero_stage) else base / dp
     return base + adapters / split * gpu_state_bytes_per_param(recipe, layout.zero_stage, dp)
 
 
@@ -225,6 +225,8 @@ def expert_split_state_bytes(
     per_param = frozen_base_bytes_per_param(method)
     base = frozen_base_bytes(model, dense, method) / split / (dp if stage >= 3 else 1)
     base += experts * per_param / (pp * ep) / (edp if stage >= 3 else 1)
+    if recipe.weights_leave(stage):  # FSDP's CPU offload: the frozen base's shards in host memory too
+        base = 0.0
     return base + lora_adapter_params(model, lora_rank) / split * gpu_state_bytes_per_param(recipe, stage, dp)
 
 

@@ -78,6 +78,8 @@ def _per_param(recipe: StateRecipe, zero_stage: int, dp: int) -> str:
     """optimizer.gpu_state_bytes_per_param in figures: the bytes ZeRO shards over `dp` ranks divided by them."""
     b, ranks = recipe.state_bytes, f" / {dp} DP ranks"
     weights, grads, optimizer = (f(x) for x in (b.weights, b.grads, b.optimizer))
+    if recipe.weights_leave(zero_stage):
+        return "0 bytes/param (weights, gradients and optimizer states in host memory)"
     if recipe.on_cpu:
         return f"{weights} bytes/param bf16 weights" + (ranks if zero_stage >= 3 and dp > 1 else "")
     if dp <= 1:  # nothing to shard over
@@ -110,11 +112,14 @@ def model_states_arithmetic(model: ModelSpec, w: TrainingWorkload, layout: Layou
         return " + ".join(parts)
     base_dtype = "NF4" if w.method == "qlora" else "bf16"
     per_param = f"{significant(frozen_base_bytes_per_param(w.method))} bytes/param {base_dtype}"
+    if recipe.weights_leave(stage):
+        per_param = f"0 bytes/param (the {base_dtype} base's shards in host memory)"
     dense = model.params_b * 1e9 - experts
     kept = min(dense, unquantised_params(model)) if w.method == "qlora" else 0.0
     parts = [f"{_split(dense - kept, tp, pp, fsdp)} × {per_param}"]
     if kept:
-        parts.append(f"{_split(kept, tp, pp, fsdp)} × {f(eff.BYTES_BF16)} bytes/param bf16 embedding and LM head")
+        bf16 = "0 bytes/param" if recipe.weights_leave(stage) else f"{f(eff.BYTES_BF16)} bytes/param bf16"
+        parts.append(f"{_split(kept, tp, pp, fsdp)} × {bf16} embedding and LM head")
     if experts:
         parts.append(f"{_split(experts, *expert_split, (edp if stage >= 3 else 1, 'DP ranks'))} × {per_param}")
     adapters = lora_adapter_params(model, w.lora_rank)
@@ -131,7 +136,12 @@ def model_states_detail(w: TrainingWorkload, layout: Layout) -> str:
         f"{w.optimizer}: {f(b.total)} bytes per trained parameter (weights {f(b.weights)} + gradients {f(b.grads)} + "
         f"optimizer {f(b.optimizer)}), {held}"
     )
-    if recipe.on_cpu:
+    if recipe.weights_leave(layout.zero_stage):
+        text += (
+            "; offloaded with the weights (FSDP's CPU offload): the GPU holds none of its shard between uses, only "
+            "the layers gathered for compute (live params)"
+        )
+    elif recipe.on_cpu:
         text += f"; offloaded: the GPU holds the weights' {f(b.weights)} bytes/param, the rest is in host memory"
     if w.method in ("lora", "qlora"):
         text += f"; the frozen base in {'NF4' if w.method == 'qlora' else 'bf16'}, trained weights the adapters"
@@ -430,7 +440,7 @@ def _grads_words(w: TrainingWorkload, peak: StepPeak) -> str:
 
 def _temporary_words(w: TrainingWorkload, peak: StepPeak) -> str:
     """What the optimizer's update allocates beside its states (step_peak.FOREACH_TEMPORARY_BYTES)."""
-    if w.offload == "cpu":
+    if w.offload != "none":
         return "the update runs on the host's CPUs: no optimizer temporaries on the GPU"
     if peak.update_gradients_gb is not None:
         return "the update runs one tensor at a time inside the backward: no group-wide optimizer temporaries"
