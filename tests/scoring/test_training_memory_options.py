@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from app.calibration.training.memory_features import PADDED_BATCHES, unmodelled_memory_features
 from app.calibration.training.validate_training import predict_training_case, read_row
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency import training as eff
@@ -148,3 +149,11 @@ def test_fsdps_cpu_offload_moves_the_weight_shard_and_copies_it_beside_the_compu
         for o in ("cpu", "cpu_weights")
     ]
     assert kept[0].memory_per_gpu_gb == kept[1].memory_per_gpu_gb  # nothing sharded: the weights stay
+
+
+def test_a_row_of_padded_batches_says_its_memory_is_sized_at_the_cap() -> None:
+    """torchtune's unpacked 'Baseline' pads each batch to its longest sample: seq_len is the cap, not the length run
+    (nt-00047, +133 %), and the table says so rather than blame a term."""
+    notes = _notes("Baseline") + "; NOT packed: padded batches, tokens counted by torchtune may exclude padding"
+    assert unmodelled_memory_features(notes, "full_ft", eager_counted=True) == [PADDED_BATCHES]
+    assert PADDED_BATCHES not in unmodelled_memory_features(_notes("+ Packed Dataset"), "full_ft", eager_counted=True)

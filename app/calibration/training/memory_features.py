@@ -33,6 +33,7 @@ from app.calibration.training.training_recipes import WITHOUT_CLAUSE
 from app.calibration.validation.case_files import TECHNIQUES_ABOVE
 from app.scoring.workload.field_types import OPTIMIZER_IN_BACKWARD_FRAMEWORKS
 
+PADDED_BATCHES = "padded batches shorter than seq_len"
 CHUNKED_LOSS = re.compile(r"chunked (?:cross[- ]entropy|loss)", re.IGNORECASE)
 COMPILED = re.compile(r"\bcompile", re.IGNORECASE)
 NOT_MODELLED = {
@@ -40,6 +41,9 @@ NOT_MODELLED = {
         r"optimizer_in_bwd|optimi[sz]er (?:step )?(?:in|into) (?:the )?backward", re.IGNORECASE
     ),
     "activation offloading": re.compile(r"activation offloading|offload(?:ed|ing)? activations", re.IGNORECASE),
+    # Unpacked fine-tuning batches padded to their longest sample (torchtune's padded collate): seq_len is the cap,
+    # not the length run, and no row states the length; the activations and logits are sized at the cap.
+    PADDED_BATCHES: re.compile(r"not packed|padded batch", re.IGNORECASE),
 }
 
 # Stacks whose CPU offload is FSDP's, which moves the sharded weights to host memory with the gradients and optimizer
@@ -132,7 +136,7 @@ def unmodelled_memory_features(
     stated = [
         name
         for name, pattern in NOT_MODELLED.items()
-        if WORKLOAD_OPTIONS[name] not in taken and states_technique(notes, pattern, method)
+        if WORKLOAD_OPTIONS.get(name) not in taken and states_technique(notes, pattern, method)
     ]
     eager = CUMULATIVE_ROW.search(notes.lower()) and not states_technique(notes, COMPILED, method)
     if eager and not eager_counted:
