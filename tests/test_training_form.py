@@ -4,6 +4,7 @@ offload, precision and sequence length when a user changed the traffic and plann
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -49,3 +50,31 @@ def test_plans_optimizer_steps_set_its_token_budget_as_the_rank_forms_do(client)
     assert "train_steps" not in location and float(location["train_total_tokens"]) == 100 * 64 * 4096
     bad = client.get("/plan?model=llama-3.1-8b&months=12&train_steps=0")
     assert bad.status_code == 422 and 'id="err-train_steps"' in bad.text
+
+
+@pytest.mark.parametrize(("path", "prefix", "base"), PAGES)
+def test_the_memory_options_show_checked_and_survive_a_resubmit(client, path: str, prefix: str, base: dict) -> None:  # type: ignore[no-untyped-def]
+    """trainmem: activation offloading and the optimizer step in the backward are checkboxes of every training form."""
+    run = {
+        prefix + "framework": "pytorch",
+        prefix + "activation_offload": "true",
+        prefix + "optimizer_in_backward": "true",
+    }
+    page = client.get(path, params={"model": "llama-3.1-8b", **base, **run}, follow_redirects=True)
+    assert page.status_code == 200
+    for name in ("activation_offload", "optimizer_in_backward"):
+        assert re.search(
+            rf'id="f-{prefix}{name}" type="checkbox" name="{prefix}{name}" value="true"[^>]* checked', page.text
+        )
+    kept = dict(parse_qsl(urlsplit(str(page.url)).query))
+    assert {name: kept.get(name) for name in run} == run
+
+
+def test_the_memory_options_reach_the_json_and_a_bad_value_is_refused(client) -> None:  # type: ignore[no-untyped-def]
+    run = {"model": "llama-3.1-8b", "framework": "pytorch", "activation_offload": True, "optimizer_in_backward": True}
+    body = client.post("/api/v1/rank/training?limit=1", json=run).json()
+    assert body["workload"]["activation_offload"] is True and body["workload"]["optimizer_in_backward"] is True
+    refused = client.post("/api/v1/rank/training?limit=1", json={**run, "framework": "megatron"})
+    assert refused.status_code == 422 and "optimizer_in_backward" in refused.text
+    typo = client.post("/api/v1/rank/training?limit=1", json={**run, "activation_offload": "maybe"})
+    assert typo.status_code == 422 and "activation_offload" in typo.text

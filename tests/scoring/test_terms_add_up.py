@@ -167,6 +167,12 @@ TRAINING = {
     ),
     # TP8 PP2 EP128: the MoE layers pay their attention's TP pair alone, the all-to-all its own term
     "TP and EP": ("B200", 512, {"model": "qwen3-235b-a22b", "method": "full_ft", "global_batch_seqs": 64}),
+    # activation offloading's PCIe copies beyond the compute they overlap: a term of the step's sum
+    "activations offloaded": (
+        "RTX-4090",
+        1,
+        {"model": "llama-3.2-1b", "method": "lora", "framework": "pytorch", "activation_offload": True},
+    ),
 }
 
 
@@ -190,7 +196,8 @@ def _training(case: str) -> tuple[dict[str, Term], float, str]:
 def test_each_step_part_shows_its_arithmetic_and_the_step_is_their_sum(case: str) -> None:
     terms, step_s, _ = _training(case)
     parts = ["compute", "pipeline bubble", TP_TERM, "exposed DP/FSDP traffic"]
-    parts += [name for name in ("optimizer offloaded to CPU", "exposed expert all-to-all") if name in terms]
+    offloads = ("optimizer offloaded to CPU", "host memory copies", "exposed expert all-to-all")
+    parts += [name for name in offloads if name in terms]
     for name in ("compute", "pipeline bubble", TP_TERM, "exposed DP/FSDP traffic", "step time"):
         term = terms[name]
         assert stated_value(term.detail) == pytest.approx(term.value, rel=5e-3, abs=5e-4), (name, term.detail)

@@ -83,11 +83,15 @@ def test_the_memory_check_sizes_an_unfused_loss_and_the_reason_says_so() -> None
     assert "memory sized with an unfused loss" in case.reason
 
 
-def test_the_reason_names_features_stated_but_not_modelled() -> None:
+def test_the_reason_names_features_stated_and_how_they_are_sized() -> None:
+    """trainmem: both are workload options now; the optimizer step in the backward only where the stack takes it."""
     gpus, models = load_gpu_specs(), load_model_specs()
     case = predict_training_case({**ROW, "notes": _notes("+ 8-bit AdamW")}, gpus, models)
-    assert "optimizer in backward, activation offloading stated but not modelled" in case.reason
-    assert "unfused" not in case.reason
+    assert "optimizer in backward, activation offloading stated: sized with them" in case.reason
+    assert "not modelled" not in case.reason and "unfused" not in case.reason
+    on_hf = predict_training_case({**ROW, "framework": "hf", "notes": _notes("+ 8-bit AdamW")}, gpus, models)
+    assert "activation offloading stated: sized with them" in on_hf.reason
+    assert "optimizer in backward stated but not modelled" in on_hf.reason
 
 
 # The 2024-09 table's own words: its "without" clause runs on to "torch.compile" (found by peak3).

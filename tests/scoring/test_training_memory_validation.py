@@ -158,21 +158,25 @@ FSDP_OFFLOAD_ROW = {
 
 
 @pytest.mark.parametrize(
-    ("row", "said"),
+    ("row", "fsdp"),
     [
         (FSDP_OFFLOAD_ROW, True),  # torchtune's CPU offload is FSDP's: the sharded weights go to host memory too
         ({**FSDP_OFFLOAD_ROW, "framework": "hf", "notes": FSDP_OFFLOAD_ROW["notes"].replace("torchtune", "HF")}, False),
     ],
 )
-def test_fsdp_cpu_offload_of_the_weights_is_said_not_modelled(row, said):
-    """qamem: torchtune's CPU offload (fsdp_cpu_offload: FSDP's CPUOffloadPolicy) keeps the weights in host memory
-    too, where the product's offload (ZeRO-Offload's) keeps them on the GPU; nt-00044 read +108 % with no word why.
-    DeepSpeed's offload_optimizer (hf) is the product's and is not flagged."""
-    case = predict_training_case(row, load_gpu_specs(), load_model_specs())
-    assert case.covered and case.memory is not None
-    assert (case.memory.unmodelled == "FSDP's CPU offload of the weights") is said
-    assert ("FSDP's CPU offload of the weights stated but not modelled" in case.reason) is said
+def test_fsdp_cpu_offload_sizes_the_weights_in_host_memory(row, fsdp):
+    """qamem said torchtune's CPU offload (fsdp_cpu_offload: FSDP's CPUOffloadPolicy) was not modelled (nt-00044
+    +108 %); trainmem sizes its memory with offload cpu_weights: the FSDP shards of the weights leave the GPU, only the
+    gathered layers stay. DeepSpeed's offload_optimizer (hf) is the product's offload cpu and keeps its weights."""
+    gpus, models = load_gpu_specs(), load_model_specs()
+    case = predict_training_case(row, gpus, models)
+    assert case.covered and case.memory is not None and case.memory.unmodelled == ""
+    est = predict_estimate(row, gpus, models)[0]
+    weights_gb = est.memory_breakdown_gb["model_states"]  # offload cpu: the bf16 weight shard stays
+    kept_gb = est.memory_per_gpu_gb - runtime_reserve_gb(est.gpu_count)
+    assert case.memory.predicted_gb == pytest.approx(kept_gb - weights_gb if fsdp else kept_gb)
+    assert ("memory sized as FSDP's CPU offload of the weights" in case.reason) is fsdp
     flat = {"case_id": case.case_id, "source": case.source, "gpu": case.gpu, **memory_fields(asdict(case.memory))}
     summary = {"rows": 1, "median_abs_pct_error": 1.0, "signed_median_pct_error": 1.0, "within_15pct_share": 0.0}
     line = next(x for x in memory_section(summary, [flat]).splitlines() if x.startswith("| nt-90004 |"))
-    assert line.endswith("| FSDP's CPU offload of the weights |" if said else "|  |")
+    assert line.endswith("|  |")

@@ -9,9 +9,12 @@ optimizer_in_bwd / 8-bit AdamW" speaks of its LoRA and QLoRA rows only).
   count "Chunked Cross Entropy" ran an unfused loss, and its memory is sized with one.
 - Optimizer in backward (torchtune's `optimizer_in_bwd`: each parameter stepped and its gradient freed as soon as it
   is ready, so the whole gradient is never held) and activation offloading (activations copied to host memory in the
-  forward) are not modelled: the row's reason says so and the estimate keeps them on the GPU.
-- FSDP's CPU offload keeps the sharded weights in host memory too (FSDP_OFFLOAD_STACKS), where the product's offload
-  is ZeRO-Offload's and keeps them on the GPU: not modelled, said so, and its memory sized with the weights.
+  forward) are the workload's options of those names (stated_memory_options): a row that states them runs with them,
+  where its stack takes them (the optimizer step in the backward on pytorch and torchtitan, without an offloaded
+  optimizer); otherwise the row's reason says they are not modelled and the estimate keeps them on the GPU.
+- FSDP's CPU offload keeps the sharded weights in host memory too (FSDP_OFFLOAD_STACKS): the product's offload
+  "cpu_weights", with which the validator sizes such a row's memory (its tokens/s stays priced as offload "cpu", the
+  reading its fitted constants were refitted on).
 - Eager mode is modelled on the stacks that run uncompiled by default (layouts/eager_activations: torchtune's and
   HF Trainer's layers store what their eager ops save), so a cumulative row above its "+ Compile" is sized with
   torchtune's eager layer; on another stack it is not modelled and said so. A row that ran compiled (its notes or the
@@ -23,11 +26,14 @@ optimizer_in_bwd / 8-bit AdamW" speaks of its LoRA and QLoRA rows only).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from app.calibration.training.training_notes import CUMULATIVE_ROW, ran_eager, stack_in_notes
 from app.calibration.training.training_recipes import WITHOUT_CLAUSE
 from app.calibration.validation.case_files import TECHNIQUES_ABOVE
+from app.scoring.workload.field_types import OPTIMIZER_IN_BACKWARD_FRAMEWORKS
 
+PADDED_BATCHES = "padded batches shorter than seq_len"
 CHUNKED_LOSS = re.compile(r"chunked (?:cross[- ]entropy|loss)", re.IGNORECASE)
 COMPILED = re.compile(r"\bcompile", re.IGNORECASE)
 NOT_MODELLED = {
@@ -35,6 +41,9 @@ NOT_MODELLED = {
         r"optimizer_in_bwd|optimi[sz]er (?:step )?(?:in|into) (?:the )?backward", re.IGNORECASE
     ),
     "activation offloading": re.compile(r"activation offloading|offload(?:ed|ing)? activations", re.IGNORECASE),
+    # Unpacked fine-tuning batches padded to their longest sample (torchtune's padded collate): seq_len is the cap,
+    # not the length run, and no row states the length; the activations and logits are sized at the cap.
+    PADDED_BATCHES: re.compile(r"not packed|padded batch", re.IGNORECASE),
 }
 
 # Stacks whose CPU offload is FSDP's, which moves the sharded weights to host memory with the gradients and optimizer
@@ -100,11 +109,35 @@ def fused_layers_stated(row: dict[str, str]) -> str | None:
     return None
 
 
-def unmodelled_memory_features(notes: str, method: str, eager_counted: bool = False) -> list[str]:
-    """The memory features a row of `method` ran that the estimator does not model, in NOT_MODELLED's words, and a
-    cumulative table's row above its "+ Compile" as eager mode where its stack's eager layer is not `eager_counted`
-    (PyTorch's eager norms, rotary embeddings and gated MLP keep intermediates a compiled graph fuses away)."""
-    stated = [name for name, pattern in NOT_MODELLED.items() if states_technique(notes, pattern, method)]
+# The workload option each of NOT_MODELLED's techniques is, when the row's stack takes it (TrainingWorkload).
+WORKLOAD_OPTIONS = {"optimizer in backward": "optimizer_in_backward", "activation offloading": "activation_offload"}
+
+
+def stated_memory_options(notes: str, method: str, framework: str, offload: str) -> dict[str, bool]:
+    """The workload options (WORKLOAD_OPTIONS) a row of `method` states and its stack takes: activation offloading
+    anywhere, the optimizer step in the backward on OPTIMIZER_IN_BACKWARD_FRAMEWORKS without an offloaded optimizer."""
+    options = {}
+    for name, option in WORKLOAD_OPTIONS.items():
+        takes = option != "optimizer_in_backward" or (
+            framework in OPTIMIZER_IN_BACKWARD_FRAMEWORKS and offload == "none"
+        )
+        if takes and states_technique(notes, NOT_MODELLED[name], method):
+            options[option] = True
+    return options
+
+
+def unmodelled_memory_features(
+    notes: str, method: str, eager_counted: bool = False, taken: Collection[str] = ()
+) -> list[str]:
+    """The memory features a row of `method` ran that the estimator does not model, in NOT_MODELLED's words (those
+    whose workload option is `taken` are modelled), and a cumulative table's row above its "+ Compile" as eager mode
+    where its stack's eager layer is not `eager_counted` (PyTorch's eager norms, rotary embeddings and gated MLP keep
+    intermediates a compiled graph fuses away)."""
+    stated = [
+        name
+        for name, pattern in NOT_MODELLED.items()
+        if WORKLOAD_OPTIONS.get(name) not in taken and states_technique(notes, pattern, method)
+    ]
     eager = CUMULATIVE_ROW.search(notes.lower()) and not states_technique(notes, COMPILED, method)
     if eager and not eager_counted:
         stated.append("eager mode (no torch.compile)")

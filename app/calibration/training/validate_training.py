@@ -17,8 +17,10 @@ from pydantic import ValidationError
 
 from app.calibration.training.memory_features import (
     FSDP_WEIGHT_OFFLOAD,
+    WORKLOAD_OPTIONS,
     fsdp_weight_offload,
     fused_layers_stated,
+    stated_memory_options,
     unfused_loss_stated,
     unmodelled_memory_features,
 )
@@ -44,7 +46,15 @@ from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.estimate import TrainingEstimate, estimate_training
 from app.scoring.training.layouts.eager_activations import stack_layer
 from app.scoring.training.layouts.fit_search import first_fit
-from app.scoring.training.layouts.memory import GB, Layout, logits_bytes, memory_needed_gb, runtime_reserve_gb
+from app.scoring.training.layouts.memory import (
+    GB,
+    Layout,
+    logits_bytes,
+    memory_needed_gb,
+    model_state_bytes,
+    runtime_reserve_gb,
+)
+from app.scoring.training.layouts.optimizer import state_recipe
 from app.scoring.training.layouts.step_peak import workload_peak
 from app.scoring.training.step.flops import attention_flops_per_token, dense_flops_per_token
 from app.scoring.training.step.frameworks import DATA_PARALLEL_ONLY
@@ -125,6 +135,7 @@ def read_row(row: dict[str, str]) -> tuple[TrainingWorkload, int, list[str]]:
             max_gpus=max(1, min(65_536, gpu_count)),
             optimizer=recipe.optimizer,
             offload=recipe.offload,
+            **stated_memory_options(row.get("notes") or "", row.get("method") or "", framework, recipe.offload),
         )
     except ValidationError as error:  # outside the product's bounds: say which field and why, in one line
         raise UnreadableRow("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())) from None
@@ -234,10 +245,15 @@ def memory_check(
     if peak is None or not est.memory_breakdown_gb or est.layout is None:
         return None
     predicted = est.memory_per_gpu_gb - runtime_reserve_gb(est.gpu_count)  # the step's peak, as the fit judged it
+    breakdown, sized = dict(est.memory_breakdown_gb), w
     if unfused_loss_stated(row.get("notes") or "", w.method) and w.framework in eff.FUSED_LOSS_FRAMEWORKS:
-        logits = logits_bytes(model, w.seq_len, est.layout, UNFUSED_LOSS_STACK) / GB
-        breakdown = {**est.memory_breakdown_gb, "logits": logits}
-        predicted = memory_needed_gb(breakdown, workload_peak(model, w, est.layout, est.gpu_count))
+        breakdown["logits"] = logits_bytes(model, w.seq_len, est.layout, UNFUSED_LOSS_STACK) / GB
+    if fsdp_weight_offload(w.framework, w.offload, est.layout.zero_stage):
+        sized = w.model_copy(update={"offload": "cpu_weights"})
+        states = model_state_bytes(model, w.method, est.layout, est.gpu_count, w.lora_rank, state_recipe(sized))
+        breakdown["model_states"] = states / GB
+    if breakdown != est.memory_breakdown_gb:
+        predicted = memory_needed_gb(breakdown, workload_peak(model, sized, est.layout, est.gpu_count))
     unmodelled = ", ".join(unmodelled_memory(row, w, est.layout))
     return MemoryCheck(peak.gb, predicted, peak.as_written, peak.quantity, est.layout_text, unmodelled)
 
@@ -246,10 +262,8 @@ def unmodelled_memory(row: dict[str, str], w: TrainingWorkload, layout: Layout |
     """The memory features the row ran that the estimator does not model (memory_features): those its notes state,
     and FSDP's offload of the weights where the CPU offload it states ran as FSDP's."""
     eager = stack_layer(w.framework, w.method)
-    stated = unmodelled_memory_features(row.get("notes") or "", w.method, eager_counted=eager is not None)
-    if layout is not None and fsdp_weight_offload(w.framework, w.offload, layout.zero_stage):
-        stated.append(FSDP_WEIGHT_OFFLOAD)
-    return stated
+    taken = [name for name in WORKLOAD_OPTIONS.values() if getattr(w, name)]
+    return unmodelled_memory_features(row.get("notes") or "", w.method, eager is not None, taken)
 
 
 def memory_feature_words(row: dict[str, str], w: TrainingWorkload, layout: Layout | None) -> list[str]:
@@ -260,10 +274,25 @@ def memory_feature_words(row: dict[str, str], w: TrainingWorkload, layout: Layou
     fused = fused_layers_stated(row)
     if fused and stack_layer(w.framework, w.method) is not None:
         words.append(f"{fused}: activations sized with the fused count, not {w.framework}'s eager layer")
+    taken = [name for name, option in WORKLOAD_OPTIONS.items() if getattr(w, option)]
+    if taken:
+        words.append(f"{', '.join(taken)} stated: sized with them (the workload's {_options(w)})")
+    if layout is not None and fsdp_weight_offload(w.framework, w.offload, layout.zero_stage):
+        words.append(FSDP_WEIGHT_OFFLOAD_WORDS)
     unmodelled = unmodelled_memory(row, w, layout)
     if unmodelled:
         words.append(f"{', '.join(unmodelled)} stated but not modelled: memory sized without")
     return words
+
+
+FSDP_WEIGHT_OFFLOAD_WORDS = (
+    f"CPU offload on FSDP: memory sized as {FSDP_WEIGHT_OFFLOAD} (offload cpu_weights); its tokens/s still priced as "
+    "ZeRO-Offload's (offload cpu) until a refit takes the weights' copies"
+)
+
+
+def _options(w: TrainingWorkload) -> str:
+    return " and ".join(option for option in WORKLOAD_OPTIONS.values() if getattr(w, option))
 
 
 def predict_training_case(

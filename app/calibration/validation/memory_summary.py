@@ -21,13 +21,15 @@ MEMORY_FIELDS = {
     "start or the optimizer step), without the runtime reserve, which the allocator's peaks do not count either; a "
     "cumulative table's row above its chunked loss with an unfused one; activations as the stack's eager layer "
     "stores them (torchtune, HF Trainer), a row that ran compiled or on XTuner's fused kernels with the fused count; "
-    "in 10^9 bytes",
+    "activation offloading and the optimizer step in the backward, where the row states them, with the workload's "
+    "options of those names, and a CPU offload on FSDP as FSDP's (offload cpu_weights); in 10^9 bytes",
     "memory_published": "the peak as the notes write it",
     "memory_quantity": "which peak the source measured: reserved (torchtitan logs the allocator's reserved peak), "
     "active (torchtune's active peak, allocated memory) or unstated",
     "memory_layout": "the layout the prediction was sized at, in words",
-    "memory_unmodelled": "memory features the run stated that the prediction does not model (activation offloading, "
-    "the optimizer step in the backward, FSDP's CPU offload of the weights), comma-separated; empty where none",
+    "memory_unmodelled": "memory features the run stated that the prediction does not model (activation offloading "
+    "or the optimizer step in the backward where the row's stack takes no such option), comma-separated; empty where "
+    "none",
 }
 
 

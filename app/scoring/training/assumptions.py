@@ -10,7 +10,7 @@ from app.scoring.explain import significant
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.lora_adapters import lora_note
 from app.scoring.training.layouts.memory import logits_bytes_per_element
-from app.scoring.training.layouts.optimizer import OFFLOAD_NOTE, OPTIMIZER_NOTES, state_recipe
+from app.scoring.training.layouts.optimizer import OFFLOAD_NOTE, OPTIMIZER_NOTES, WEIGHTS_OFFLOAD_NOTE, state_recipe
 from app.scoring.training.layouts.search_space import data_parallel_only_method, recompute_levels
 from app.scoring.training.step.frameworks import FRAMEWORK_CLASS
 from app.scoring.training.step.mfu import fp4_modelled_note
@@ -86,7 +86,7 @@ def estimate_assumptions(gpu: GpuSpec, model: ModelSpec, w: TrainingWorkload, no
 def _written_assumptions(model: ModelSpec, w: TrainingWorkload, note: str) -> list[str]:
     out = ["flash attention; bf16 activations; " + OPTIMIZER_NOTES[w.optimizer]]
     if state_recipe(w).on_cpu:
-        out.append(OFFLOAD_NOTE)
+        out.append(WEIGHTS_OFFLOAD_NOTE if state_recipe(w).weights_on_cpu else OFFLOAD_NOTE)
     if note:
         out.append(note.strip("; "))
     if FRAMEWORK_CLASS.get(w.framework) is None:

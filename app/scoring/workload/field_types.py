@@ -49,8 +49,12 @@ Framework = Literal["auto", "megatron", "nemo", "llm-foundry", "torchtitan", "hf
 # runs it as hf does (frameworks.split_stack). Megatron-LM, NeMo's Megatron-Core path, torchtitan and LLM Foundry
 # load no bitsandbytes NF4 weights: ranking QLoRA under them priced a run their docs do not describe (found by qa32).
 QLORA_FRAMEWORKS = ("auto", "hf", "pytorch")
+# The stacks that step the optimizer inside the backward, each gradient freed after its parameter's update: torchtune
+# ("pytorch": optimizer_in_bwd, its recipes' OptimizerInBackwardWrapper) and torchtitan
+# (optimizer.early_step_in_backward, OptimizersInBackwardContainer); both free gradients between steps (step_peak).
+OPTIMIZER_IN_BACKWARD_FRAMEWORKS = ("pytorch", "torchtitan")
 Optimizer = Literal["adamw", "adamw_bf16", "adamw_8bit"]  # training.layouts.optimizer.STATE_BYTES
-Offload = Literal["none", "cpu"]
+Offload = Literal["none", "cpu", "cpu_weights"]  # training.layouts.optimizer.StateRecipe
 PriceType = Literal["on_demand", "spot", "reserved", "marketplace", "capacity_block"]  # specs.PRICE_TYPES
 RankBy = Literal["auto", "output_tokens", "all_tokens", "requests", "fleet"]
 

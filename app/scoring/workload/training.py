@@ -10,6 +10,7 @@ from app.scoring.explain import fixed
 from app.scoring.pricing.price_terms import INTERRUPTIBLE
 from app.scoring.workload.field_types import (
     FULL_WEIGHT_METHODS,
+    OPTIMIZER_IN_BACKWARD_FRAMEWORKS,
     QLORA_FRAMEWORKS,
     TRAINING_TAKES_NO_EXPERT_PARALLEL,
     Framework,
@@ -67,8 +68,23 @@ class TrainingWorkload(ModelChoice):
         "none",
         description="cpu: gradients and optimizer states in host memory, the optimizer step on the CPU (DeepSpeed "
         "ZeRO-Offload's offload_optimizer); the GPU keeps the bf16 weights, each step pays PCIe copies and the CPU's "
-        "Adam. FSDP's CPU offload (torchtune's fsdp_cpu_offload) moves the weights to host memory too, which is not "
-        "modelled: such a run needs less GPU memory than this sizes",
+        "Adam. cpu_weights: the weights' shards too (FSDP's CPU offload, torchtune's fsdp_cpu_offload, DeepSpeed's "
+        "offload_param) on a layout that shards them (FSDP / ZeRO-3), the GPU holding only the layers gathered for "
+        "compute; each shard is copied up before the forward's and the backward's all-gathers, beside the compute, "
+        "costing time only beyond it",
+    )
+    activation_offload: bool = Field(
+        False,
+        description="true: the activations a step stores for its backward are copied to host memory in the forward "
+        "and back in the backward (torchtune's enable_activation_offloading), so a GPU holds two layers' worth; the "
+        "copies cross PCIe twice a micro-batch on a side stream and cost time only beyond the compute they overlap",
+    )
+    optimizer_in_backward: bool = Field(
+        False,
+        description="true: each parameter is updated as soon as its gradient is ready and that gradient freed "
+        "(torchtune's optimizer_in_bwd, torchtitan's early_step_in_backward), so the whole gradient is never held; "
+        "the same update, no time cost. Runs on pytorch and torchtitan, without gradient accumulation: a step that "
+        "accumulates micro-batches keeps its gradients and is sized so",
     )
     max_gpus: int = Field(64, ge=1, le=65_536, description="largest job size to consider")
     max_days: float = Field(30.0, gt=0, le=3_650, description="deadline: the run must finish within this many days")
@@ -119,6 +135,23 @@ class TrainingWorkload(ModelChoice):
             raise ValueError(
                 f"{name} prices spot interruptions, and price_types has no spot: add spot to price_types, or leave "
                 f"{name} empty"
+            )
+        return value
+
+    @field_validator("optimizer_in_backward")
+    @classmethod
+    def _a_stack_that_steps_in_backward(cls, value: bool, info: ValidationInfo) -> bool:
+        framework, offload = info.data.get("framework"), info.data.get("offload")
+        if value and framework not in OPTIMIZER_IN_BACKWARD_FRAMEWORKS:
+            raise ValueError(
+                f"{framework} does not step the optimizer in the backward: torchtune's optimizer_in_bwd (pytorch) and "
+                f"torchtitan's early_step_in_backward do. Choose framework pytorch or torchtitan, or leave "
+                "optimizer_in_backward off"
+            )
+        if value and offload != "none":
+            raise ValueError(
+                "optimizer_in_backward frees each gradient on the GPU after its update, and offload cpu moves the "
+                "gradients and the update to the host: choose one"
             )
         return value
 

@@ -79,6 +79,8 @@ FIELD_LABELS = {
     "model": "Model",
     "months": "Months of serving",
     "offload": "Optimizer offload",
+    "activation_offload": "Offload activations",
+    "optimizer_in_backward": "Optimizer step in backward",
     "optimizer": "Optimizer states",
     "output_len": "Output tokens",
     "peak_concurrency": "or peak clients",

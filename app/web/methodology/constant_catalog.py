@@ -187,6 +187,8 @@ UNITS: dict[str, str] = {
     "vllm_large_gpu_bytes": "bytes",
     "usable_hbm_share": "share of datasheet memory",
     "tied_surplus_tolerance": "vocab × hidden matrices",
+    "on_gpu_layers": "layers' stored activations",
+    "weight_copies_per_micro_batch": "copies of the weight shard",
 }
 
 

@@ -7,13 +7,14 @@ Korthikanti et al. 2022). Pure functions over spec dataclasses; sizes in bytes u
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
 from app.scoring.efficiency import training as eff
 from app.scoring.hf_config.param_count import shape_param_count
 from app.scoring.specs import GpuSpec, ModelSpec
+from app.scoring.training.layouts.activation_offload import offloaded_activation_bytes
 from app.scoring.training.layouts.eager_activations import (
     EagerLayer,
     eager_coefficients,
@@ -195,7 +196,7 @@ def model_state_bytes(
     adapters = lora_adapter_params(model, lora_rank)
     base = frozen_base_bytes(model, n_total, method) / split
     if layout.zero_stage >= 3:  # FSDP shards the frozen base, NF4 too (bitsandbytes 0.43, Answer.AI FSDP+QLoRA)
-        base /= dp
+        base = 0.0 if recipe.weights_leave(layout.zero_stage) else base / dp
     return base + adapters / split * gpu_state_bytes_per_param(recipe, layout.zero_stage, dp)
 
 
@@ -224,6 +225,8 @@ def expert_split_state_bytes(
     per_param = frozen_base_bytes_per_param(method)
     base = frozen_base_bytes(model, dense, method) / split / (dp if stage >= 3 else 1)
     base += experts * per_param / (pp * ep) / (edp if stage >= 3 else 1)
+    if recipe.weights_leave(stage):  # FSDP's CPU offload: the frozen base's shards in host memory too
+        base = 0.0
     return base + lora_adapter_params(model, lora_rank) / split * gpu_state_bytes_per_param(recipe, stage, dp)
 
 
@@ -356,14 +359,42 @@ def activation_bytes(
     tensors where the stack runs uncompiled: eager_activations)."""
     s, b, h, t = seq_len / layout.sequence_parallel, layout.micro_batch_seqs, model.hidden_size, layout.tensor_parallel
     full_layer = s * b * layer_bytes_per_token(model, layout, eager, method, recipe, e.eager_layer_share) / t
+    layer_input = s * b * h * eff.BYTES_BF16 / t
     if layout.recompute == "full":
-        return s * b * h * eff.BYTES_BF16 / t * model.layers + full_layer
-    if layout.recompute == "partial":  # recomputed layers keep their input, the others all (as "none"), plus one
+        kept = layer_input * model.layers + full_layer
+        stored, working = layer_input, full_layer
+    elif layout.recompute == "partial":  # recomputed layers keep their input, the others all (as "none"), plus one
         recomputed = recomputed_layers(layout, model.layers)  # layer's worth while it is recomputed
-        return s * b * h * eff.BYTES_BF16 / t * recomputed + full_layer * (model.layers - recomputed) + full_layer
-    share = selective_share(e, layout.recompute, framework)
-    # 1F1B: the first stage holds PP micro-batches of L/PP layers, about L layers in total.
-    return full_layer * model.layers * share
+        kept = layer_input * recomputed + full_layer * (model.layers - recomputed) + full_layer
+        stored, working = full_layer, full_layer
+    else:
+        share = selective_share(e, layout.recompute, framework)
+        # 1F1B: the first stage holds PP micro-batches of L/PP layers, about L layers in total.
+        kept = full_layer * model.layers * share
+        stored, working = full_layer * share, 0.0
+    if not recipe.activations_offloaded:
+        return kept
+    return offloaded_activation_bytes(stored, working, model.layers, kept)
+
+
+def offloaded_away_bytes(
+    model: ModelSpec,
+    seq_len: int,
+    layout: Layout,
+    e: eff.TrainingEfficiency,
+    framework: str,
+    method: str,
+    recipe: StateRecipe,
+) -> float:
+    """Stored activations a micro-batch copies to host memory under activation offloading: what the GPU would keep
+    less what it keeps (activation_offload.offloaded_activation_bytes); 0 without offloading."""
+    if not recipe.activations_offloaded:
+        return 0.0
+    eager = stack_layer(framework, method)
+    kept = activation_bytes(
+        model, seq_len, layout, e, framework, eager, method, replace(recipe, activations_offloaded=False)
+    )
+    return kept - activation_bytes(model, seq_len, layout, e, framework, eager, method, recipe)
 
 
 def logits_bytes_per_element(framework: str) -> float:

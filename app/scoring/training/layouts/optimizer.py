@@ -13,7 +13,8 @@ With `offload` "cpu" the gradients and optimizer states live in host memory and 
 ZeRO-3/FSDP), and each step pays the PCIe copies and the CPU's Adam (offload_seconds). FSDP's CPU offload (FSDP2
 CPUOffloadPolicy, FSDP1 CPUOffload(offload_params=True); torchtune's fsdp_cpu_offload, "CPU offload of parameters,
 gradients, and optimizer states", full_finetune_distributed.py in torchtune 0.3.0) keeps the sharded weights in host
-memory too and copies each layer's up for its compute: not modelled, its GPU memory is sized here with the weights.
+memory too and copies each layer's up for its compute: `offload` "cpu_weights", on a layout that shards the weights
+(ZeRO-3/FSDP); the updated weights stay on the host, and the copies up run beside the compute (weight_copy_seconds).
 """
 
 from __future__ import annotations
@@ -69,8 +70,15 @@ OPTIMIZER_NOTES = {
 OFFLOAD_NOTE = (
     "optimizer offloaded to the CPU (ZeRO-Offload's offload_optimizer): gradients and optimizer states in host memory, "
     "which is not checked; the GPU keeps the bf16 weights; each step copies gradients down and weights up over PCIe "
-    "and runs Adam on the host's CPUs (FSDP's CPU offload, torchtune's fsdp_cpu_offload, moves the weights too and "
-    "needs less GPU memory than sized here)"
+    "and runs Adam on the host's CPUs (FSDP's CPU offload, torchtune's fsdp_cpu_offload, moves the weights too: "
+    "offload cpu_weights)"
+)
+WEIGHTS_OFFLOAD_NOTE = (
+    "optimizer and weights offloaded to the CPU (FSDP's CPU offload, torchtune's fsdp_cpu_offload, DeepSpeed's "
+    "offload_param): gradients, optimizer states and the sharded weights in host memory, which is not checked; on a "
+    "layout that shards the weights (FSDP / ZeRO-3) the GPU holds only the layers gathered for compute, each shard "
+    "copied up before the forward's and the backward's all-gathers; elsewhere the GPU keeps the bf16 weights, as "
+    "offload cpu does"
 )
 
 # CPU Adam throughput, bound by host memory traffic: ZeRO-Offload's CPU-Adam updated 8 B parameters in 2.41 s on a
@@ -83,10 +91,14 @@ GPUS_PER_HOST = 8
 
 @dataclass(frozen=True, slots=True)
 class StateRecipe:
-    """What the trained weights carry: an optimizer of STATE_BYTES, its states on the GPU or in host memory."""
+    """What the trained weights carry: an optimizer of STATE_BYTES, its states on the GPU or in host memory; and two
+    choices of where a step's tensors live: stored activations in host memory (layouts/activation_offload.py), and
+    the optimizer step fused into the backward, each gradient freed once its parameter is updated (step_peak)."""
 
     optimizer: str = "adamw"
     offload: str = "none"
+    activations_offloaded: bool = False
+    optimizer_in_backward: bool = False
 
     @property
     def state_bytes(self) -> StateBytes:
@@ -94,14 +106,25 @@ class StateRecipe:
 
     @property
     def on_cpu(self) -> bool:
-        return self.offload == "cpu"
+        """Gradients and optimizer states in host memory, the update on the CPU (both offloads)."""
+        return self.offload in ("cpu", "cpu_weights")
+
+    @property
+    def weights_on_cpu(self) -> bool:
+        """The sharded weights in host memory too, where a layout shards them (FSDP's CPU offload: weights_leave)."""
+        return self.offload == "cpu_weights"
+
+    def weights_leave(self, zero_stage: int) -> bool:
+        """The GPU holds none of its weight shard between uses: FSDP's CPU offload on a ZeRO-3 (FSDP) layout; a
+        layout that does not shard the weights keeps them whole on the GPU, as offload cpu does."""
+        return self.weights_on_cpu and zero_stage >= 3
 
 
 DEFAULT_RECIPE = StateRecipe()
 
 
 def state_recipe(w: TrainingWorkload) -> StateRecipe:
-    return StateRecipe(w.optimizer, w.offload)
+    return StateRecipe(w.optimizer, w.offload, w.activation_offload, w.optimizer_in_backward)
 
 
 def gpu_state_bytes_per_param(recipe: StateRecipe, zero_stage: int, dp: int) -> float:
@@ -109,6 +132,8 @@ def gpu_state_bytes_per_param(recipe: StateRecipe, zero_stage: int, dp: int) -> 
     weights (sharded under ZeRO-3) stay; else ZeRO-1 shards the optimizer's bytes, ZeRO-2 the gradients too, ZeRO-3
     everything."""
     b = recipe.state_bytes
+    if recipe.weights_leave(zero_stage):
+        return 0.0
     if recipe.on_cpu:
         return b.weights / dp if zero_stage >= 3 else b.weights
     if zero_stage >= 3:
@@ -118,6 +143,18 @@ def gpu_state_bytes_per_param(recipe: StateRecipe, zero_stage: int, dp: int) -> 
     if zero_stage == 1:
         return b.weights + b.grads + b.optimizer / dp
     return b.total
+
+
+# Host-to-device copies of a GPU's weight shard a micro-batch under FSDP's CPU offload: before the forward's
+# all-gather and again before the backward's, as FSDP reshards after the forward (FSDP2 CPUOffloadPolicy with
+# reshard_after_forward=True, torchtune's default; FSDP1 CPUOffload(offload_params=True) alike).
+WEIGHT_COPIES_PER_MICRO_BATCH = 2
+
+
+def weight_copy_seconds(gpu: GpuSpec, shard_bytes: float, micro_batches: int) -> float:
+    """PCIe time of FSDP's CPU offload copying a GPU's `shard_bytes` of weights up WEIGHT_COPIES_PER_MICRO_BATCH times
+    a micro-batch (prefetched beside the compute, as its all-gathers are: the caller credits the overlap)."""
+    return WEIGHT_COPIES_PER_MICRO_BATCH * shard_bytes * micro_batches / (host_link_gbs(gpu) * 1e9)
 
 
 def host_link_generation(gpu: GpuSpec) -> int:
@@ -148,14 +185,18 @@ class OffloadTime:
 NO_OFFLOAD = OffloadTime(0.0, 0.0, 0.0, 0.0)
 
 
-def offload_time(recipe: StateRecipe, gpu: GpuSpec, gpu_count: int, trained_per_gpu: float) -> OffloadTime:
-    """Each GPU copies the gradients of its optimizer shard to the host and the updated bf16 weights back; the host's
-    CPUs update the shards of the GPUs they serve. Neither overlaps the GPU's work here (ZeRO-Offload hides part of the
-    gradient copy under backward and can delay the update a step; not credited: an upper bound)."""
+def offload_time(
+    recipe: StateRecipe, gpu: GpuSpec, gpu_count: int, trained_per_gpu: float, zero_stage: int = 0
+) -> OffloadTime:
+    """Each GPU copies the gradients of its optimizer shard to the host and the updated bf16 weights back (not where
+    the weights stay in host memory: FSDP's CPU offload copies them up before each use, weight_copy_seconds); the
+    host's CPUs update the shards of the GPUs they serve. Neither overlaps the GPU's work here (ZeRO-Offload hides
+    part of the gradient copy under backward and can delay the update a step; not credited: an upper bound)."""
     if not recipe.on_cpu:
         return NO_OFFLOAD
     b = recipe.state_bytes
-    pcie_s = trained_per_gpu * (b.grads + b.weights) / (host_link_gbs(gpu) * 1e9)
+    up = 0.0 if recipe.weights_leave(zero_stage) else b.weights
+    pcie_s = trained_per_gpu * (b.grads + up) / (host_link_gbs(gpu) * 1e9)
     per_host = trained_per_gpu * min(gpu_count, GPUS_PER_HOST)
     cpu_s = per_host * b.host_traffic / (HOST_ADAM_GBS * 1e9)
     return OffloadTime(trained_per_gpu, per_host, pcie_s, cpu_s)

@@ -18,7 +18,7 @@ from app.scoring.specs import ModelSpec
 from app.scoring.training.layouts.experts import all_expert_params, expert_data_parallel, expert_parallel
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import GB, Layout
-from app.scoring.training.layouts.optimizer import StateRecipe
+from app.scoring.training.layouts.optimizer import StateRecipe, state_recipe
 from app.scoring.training.step.step_time import local_micro_batches
 
 if TYPE_CHECKING:
@@ -56,20 +56,29 @@ FOREACH_TEMPORARY_BYTES = {"adamw": 4.0, "adamw_bf16": 2.0, "adamw_8bit": 0.0}
 @dataclass(frozen=True, slots=True)
 class StepPeak:
     """What moves between the two moments, GB per GPU: the gradients (inside model_states), whether they are held at
-    the backward's start too, and the optimizer update's temporaries."""
+    the backward's start too, and the optimizer update's temporaries. `update_gradients_gb` is what the update holds
+    of the gradients where that is not all of them: the optimizer step fused into the backward updates each parameter
+    as its gradient is ready and frees that gradient, so one tensor's at most (None: every gradient)."""
 
     gradients_gb: float
     grads_persist: bool
     optimizer_temporary_gb: float
+    update_gradients_gb: float | None = None
 
     def backward_start_gb(self, breakdown: dict[str, float]) -> float:
         """Weights, optimizer states, persisting gradients, live gathered params, every activation and the logits."""
         states = breakdown["model_states"] - (0.0 if self.grads_persist else self.gradients_gb)
         return states + breakdown["live_params"] + breakdown["activations"] + breakdown["logits"]
 
+    def _states_at_update_gb(self, breakdown: dict[str, float]) -> float:
+        if self.update_gradients_gb is None:
+            return breakdown["model_states"]
+        return breakdown["model_states"] - self.gradients_gb + self.update_gradients_gb
+
     def optimizer_step_gb(self, breakdown: dict[str, float]) -> float:
-        """Weights, optimizer states, every gradient, live gathered params and the update's temporaries."""
-        return breakdown["model_states"] + breakdown["live_params"] + self.optimizer_temporary_gb
+        """Weights, optimizer states, every gradient (one, fused into the backward), live gathered params and the
+        update's temporaries."""
+        return self._states_at_update_gb(breakdown) + breakdown["live_params"] + self.optimizer_temporary_gb
 
     def at_optimizer_step(self, breakdown: dict[str, float]) -> bool:
         """The optimizer step is the peak (ties go to the backward's start)."""
@@ -82,9 +91,12 @@ class StepPeak:
         """The breakdown's parts live at the fuller moment, with the update's temporaries beside them and the runtime
         reserve: they sum to needed_gb plus the reserve, as a memory chart should draw the need."""
         at_update = self.at_optimizer_step(breakdown)
-        freed = 0.0 if self.grads_persist or at_update else self.gradients_gb
+        if at_update:
+            states = self._states_at_update_gb(breakdown)
+        else:
+            states = breakdown["model_states"] - (0.0 if self.grads_persist else self.gradients_gb)
         return {
-            "model_states": breakdown["model_states"] - freed,
+            "model_states": states,
             "live_params": breakdown["live_params"],
             "activations": 0.0 if at_update else breakdown["activations"],
             "logits": 0.0 if at_update else breakdown["logits"],
@@ -157,10 +169,24 @@ def step_peak(
     # zero bytes a parameter is zero bytes a GPU: no shares to price (offloaded gradients, a fused update)
     grads = _trained_bytes(shares, lambda dp: grad_bytes / (dp if stage >= 2 else 1)) if grad_bytes else 0.0
     temps = _trained_bytes(shares, lambda dp: temporary / (dp if stage else 1)) if temporary else 0.0
-    return StepPeak(grads / GB, grads_persist(framework, layout, gpu_count, global_batch_seqs), temps / GB)
+    persist = grads_persist(framework, layout, gpu_count, global_batch_seqs)
+    if recipe.optimizer_in_backward and not persist and grads:
+        # each parameter's update runs on its own gradient (a per-tensor step holds no group-wide temporary)
+        one = largest_trained_tensor(model, method, layout) * grad_bytes
+        return StepPeak(grads / GB, persist, 0.0, min(grads, one) / GB)
+    return StepPeak(grads / GB, persist, temps / GB)
+
+
+def largest_trained_tensor(model: ModelSpec, method: str, layout: Layout) -> float:
+    """Parameters in the largest tensor one GPU trains, whose gradient an update fused into the backward holds at
+    most: the token embedding or LM head (vocab × hidden, split by TP) where every weight trains; none worth counting
+    under LoRA (an adapter's A or B, rank × hidden)."""
+    if method not in ("pretrain", "full_ft"):
+        return 0.0
+    return model.vocab_size * model.hidden_size / layout.tensor_parallel
 
 
 def workload_peak(model: ModelSpec, w: TrainingWorkload, layout: Layout, gpu_count: int) -> StepPeak:
     """step_peak of a workload's method, adapters, optimizer recipe, stack and global batch."""
-    recipe = StateRecipe(w.optimizer, w.offload)
+    recipe = state_recipe(w)
     return step_peak(model, w.method, layout, gpu_count, w.lora_rank, recipe, w.framework, w.global_batch_seqs)

@@ -16,6 +16,7 @@ from app.scoring.training.layouts.experts import (
 )
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import (
+    GB,
     SINGLE_GPU_RESERVE_GB,
     Layout,
     frozen_base_bytes_per_param,
@@ -23,6 +24,7 @@ from app.scoring.training.layouts.memory import (
     layer_mean_ffn_width,
     logits_bytes_per_element,
     moe_ffn_width,
+    offloaded_away_bytes,
     recomputed_layers,
     runtime_reserve_gb,
     selective_share,
@@ -76,6 +78,8 @@ def _per_param(recipe: StateRecipe, zero_stage: int, dp: int) -> str:
     """optimizer.gpu_state_bytes_per_param in figures: the bytes ZeRO shards over `dp` ranks divided by them."""
     b, ranks = recipe.state_bytes, f" / {dp} DP ranks"
     weights, grads, optimizer = (f(x) for x in (b.weights, b.grads, b.optimizer))
+    if recipe.weights_leave(zero_stage):
+        return "0 bytes/param (weights, gradients and optimizer states in host memory)"
     if recipe.on_cpu:
         return f"{weights} bytes/param bf16 weights" + (ranks if zero_stage >= 3 and dp > 1 else "")
     if dp <= 1:  # nothing to shard over
@@ -108,11 +112,14 @@ def model_states_arithmetic(model: ModelSpec, w: TrainingWorkload, layout: Layou
         return " + ".join(parts)
     base_dtype = "NF4" if w.method == "qlora" else "bf16"
     per_param = f"{significant(frozen_base_bytes_per_param(w.method))} bytes/param {base_dtype}"
+    if recipe.weights_leave(stage):
+        per_param = f"0 bytes/param (the {base_dtype} base's shards in host memory)"
     dense = model.params_b * 1e9 - experts
     kept = min(dense, unquantised_params(model)) if w.method == "qlora" else 0.0
     parts = [f"{_split(dense - kept, tp, pp, fsdp)} × {per_param}"]
     if kept:
-        parts.append(f"{_split(kept, tp, pp, fsdp)} × {f(eff.BYTES_BF16)} bytes/param bf16 embedding and LM head")
+        bf16 = "0 bytes/param" if recipe.weights_leave(stage) else f"{f(eff.BYTES_BF16)} bytes/param bf16"
+        parts.append(f"{_split(kept, tp, pp, fsdp)} × {bf16} embedding and LM head")
     if experts:
         parts.append(f"{_split(experts, *expert_split, (edp if stage >= 3 else 1, 'DP ranks'))} × {per_param}")
     adapters = lora_adapter_params(model, w.lora_rank)
@@ -129,7 +136,12 @@ def model_states_detail(w: TrainingWorkload, layout: Layout) -> str:
         f"{w.optimizer}: {f(b.total)} bytes per trained parameter (weights {f(b.weights)} + gradients {f(b.grads)} + "
         f"optimizer {f(b.optimizer)}), {held}"
     )
-    if recipe.on_cpu:
+    if recipe.weights_leave(layout.zero_stage):
+        text += (
+            "; offloaded with the weights (FSDP's CPU offload): the GPU holds none of its shard between uses, only "
+            "the layers gathered for compute (live params)"
+        )
+    elif recipe.on_cpu:
         text += f"; offloaded: the GPU holds the weights' {f(b.weights)} bytes/param, the rest is in host memory"
     if w.method in ("lora", "qlora"):
         text += f"; the frozen base in {'NF4' if w.method == 'qlora' else 'bf16'}, trained weights the adapters"
@@ -248,7 +260,23 @@ def activations_detail(model: ModelSpec, w: TrainingWorkload, layout: Layout, e:
             f"; under PP{layout.pipeline_parallel} the first stage holds {layout.pipeline_parallel} micro-batches of "
             f"its {stage_layers(layers, layout.pipeline_parallel)} layers in flight (1F1B): about all {layers} layers"
         )
-    return f"{text}; {how}{split_words}; {source}"
+    return f"{text}; {how}{split_words}; {source}{_offloaded_words(model, w, layout, e)}"
+
+
+def _offloaded_words(model: ModelSpec, w: TrainingWorkload, layout: Layout, e: eff.TrainingEfficiency) -> str:
+    """Under activation offloading, what leaves the GPU of the count above and what stays (activation_offload)."""
+    recipe = state_recipe(w)
+    if not recipe.activations_offloaded:
+        return ""
+    moved = offloaded_away_bytes(model, w.seq_len, layout, e, w.framework, w.method, recipe) / GB
+    kept = "the stored tensors of 2 layers (one in flight to or from the host, one computing)"
+    if layout.recompute in ("full", "partial"):
+        kept += " and the recomputed layer's whole set"
+    return (
+        f"; activation offloading: {f(moved)} GB of it copied to host memory in the forward and back in the "
+        f"backward, so the GPU holds {kept} (torchtune's OffloadActivations on a side stream: "
+        "layouts/activation_offload.py); the line's figure is what stays"
+    )
 
 
 def layer_words(
@@ -360,6 +388,11 @@ def step_peak_detail(w: TrainingWorkload, breakdown: dict[str, float], peak: Ste
         f"{states}{freed} + {live} + {f(breakdown['activations'])} GB activations + {f(breakdown['logits'])} GB logits"
     )
     step = f"{states} + {live} + {f(peak.optimizer_temporary_gb)} GB optimizer temporaries"
+    if peak.update_gradients_gb is not None:
+        step = (
+            f"{states} - {f(peak.gradients_gb)} GB gradients + {f(peak.update_gradients_gb)} GB of one tensor's "
+            f"gradient + {live}"
+        )
     later = peak.at_optimizer_step(breakdown)
     first, other = (step, start) if later else (start, step)
     when = "the optimizer step" if later else "the start of the backward"
@@ -368,12 +401,26 @@ def step_peak_detail(w: TrainingWorkload, breakdown: dict[str, float], peak: Ste
         f"{first}; {when} is the step's fullest moment, {f(peak.needed_gb(breakdown))} GB, where {other_when} holds "
         f"{other} = {f(peak.optimizer_step_gb(breakdown) if not later else peak.backward_start_gb(breakdown))} GB; "
         "the parts are not all live at once: the backward frees activations layer by layer as gradients fill, and "
-        f"the logits are gone by the optimizer step; {_grads_words(w, peak)}; {_temporary_words(w)}"
+        f"the logits are gone by the optimizer step; {_grads_words(w, peak)}; {_temporary_words(w, peak)}"
     )
 
 
 def _grads_words(w: TrainingWorkload, peak: StepPeak) -> str:
-    """Why the gradients are or are not held at the backward's start (step_peak.grads_persist)."""
+    """Why the gradients are or are not held at the backward's start (step_peak.grads_persist), and at the update
+    where it runs inside the backward."""
+    if peak.update_gradients_gb is not None:
+        return (
+            f"the optimizer step runs inside the backward ({w.framework}: torchtune's optimizer_in_bwd, torchtitan's "
+            "early_step_in_backward): each parameter is updated as its gradient is ready and the gradient freed, so "
+            "none is held at the backward's start and one tensor's at most (the largest: the embedding or LM head) "
+            "at the update"
+        )
+    if w.optimizer_in_backward:
+        return (
+            "the gradients count at both moments: an optimizer step in the backward frees them only in a step of one "
+            "micro-batch per replica on a stack that frees them between steps, and this layout adds several into "
+            "them (accumulation, pipeline micro-batches) or keeps them in a DDP reducer's buckets"
+        )
     if not peak.grads_persist:
         return (
             f"{w.framework} frees every gradient between steps (zero_grad(set_to_none=True), PyTorch's default since "
@@ -391,10 +438,12 @@ def _grads_words(w: TrainingWorkload, peak: StepPeak) -> str:
     )
 
 
-def _temporary_words(w: TrainingWorkload) -> str:
+def _temporary_words(w: TrainingWorkload, peak: StepPeak) -> str:
     """What the optimizer's update allocates beside its states (step_peak.FOREACH_TEMPORARY_BYTES)."""
-    if w.offload == "cpu":
+    if w.offload != "none":
         return "the update runs on the host's CPUs: no optimizer temporaries on the GPU"
+    if peak.update_gradients_gb is not None:
+        return "the update runs one tensor at a time inside the backward: no group-wide optimizer temporaries"
     if w.framework in FUSED_OPTIMIZER_STACKS:
         return f"{w.framework}'s fused AdamW kernel allocates no gradient-sized temporaries"
     return (

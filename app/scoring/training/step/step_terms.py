@@ -394,7 +394,7 @@ def step_time_term(st: StepTime, layout: Layout, framework: str) -> Term:
         (st.bubble_s, bubble_name(layout.pipeline_parallel)),
         (st.tp_comm_s, layer_split_label(layout, framework)),
         (st.dp_comm_s, "exposed DP/FSDP"),
-        (st.offload_s, "optimizer offload"),
+        (st.offload_s, "CPU offload"),
         (st.ep_comm_s, "exposed expert all-to-all"),
         (st.expert_gemm_s, EXPERT_GEMM_TERM_NAME),
     ]

@@ -12,8 +12,20 @@ from typing import TYPE_CHECKING
 
 from app.scoring.efficiency.training import TrainingEfficiency
 from app.scoring.specs import GpuSpec, ModelSpec
-from app.scoring.training.layouts.memory import Layout, recomputed_share
-from app.scoring.training.layouts.optimizer import DEFAULT_RECIPE, StateRecipe, offload_time, state_recipe
+from app.scoring.training.layouts.activation_offload import activation_copy_seconds
+from app.scoring.training.layouts.memory import (
+    Layout,
+    frozen_base_bytes_per_param,
+    offloaded_away_bytes,
+    recomputed_share,
+)
+from app.scoring.training.layouts.optimizer import (
+    DEFAULT_RECIPE,
+    StateRecipe,
+    offload_time,
+    state_recipe,
+    weight_copy_seconds,
+)
 from app.scoring.training.step.communication import (
     attention_seconds_per_flop,
     collective_bandwidth_gbs,
@@ -254,6 +266,9 @@ def step_parts(
         e, gpu, gpu_count, model, method, layout, dp, adapters, local_micro, compute + expert_gemm
     )
     offload = offload_seconds(recipe, gpu, gpu_count, model, method, layout, adapters)
+    copies = host_copy_seconds(e, gpu, gpu_count, model, method, framework, seq_len, layout, recipe, local_micro)
+    if copies:  # on side streams beside the compute: exposed only beyond it
+        offload += max(0.0, copies - (compute + expert_gemm))
     # a layout without an EP degree (every dense one) has no all-to-all: skip the calls in this hot loop
     ep_comm = (
         expert_all_to_all_seconds(e, gpu, model, layout, tokens_per_gpu, capacity_factor)
@@ -318,7 +333,38 @@ def offload_seconds(
     """optimizer.offload_time of the trained parameters in one GPU's optimizer shard (0 unless offloaded)."""
     if not recipe.on_cpu:
         return 0.0
-    return offload_time(recipe, gpu, gpu_count, trained_per_gpu(model, method, layout, gpu_count, adapters)).total_s
+    trained = trained_per_gpu(model, method, layout, gpu_count, adapters)
+    return offload_time(recipe, gpu, gpu_count, trained, layout.zero_stage).total_s
+
+
+def host_copy_seconds(
+    e: TrainingEfficiency,
+    gpu: GpuSpec,
+    gpu_count: int,
+    model: ModelSpec,
+    method: str,
+    framework: str,
+    seq_len: int,
+    layout: Layout,
+    recipe: StateRecipe,
+    micro_batches: int,
+) -> float:
+    """PCIe seconds a step copies between host and GPU beside its compute: offloaded activations
+    (activation_offload.activation_copy_seconds) and, under FSDP's CPU offload, the weight shard copied up before
+    each use (optimizer.weight_copy_seconds); 0 with neither."""
+    copies = 0.0
+    if recipe.activations_offloaded:
+        moved = offloaded_away_bytes(model, seq_len, layout, e, framework, method, recipe)
+        copies += activation_copy_seconds(gpu, moved, micro_batches)
+    if recipe.weights_leave(layout.zero_stage):
+        copies += weight_copy_seconds(gpu, weight_shard_bytes(model, method, layout, gpu_count), micro_batches)
+    return copies
+
+
+def weight_shard_bytes(model: ModelSpec, method: str, layout: Layout, gpu_count: int) -> float:
+    """Bytes of weights one GPU's FSDP shard holds (bf16; a QLoRA base in NF4), over TP x PP x DP."""
+    split = layout.tensor_parallel * layout.pipeline_parallel * layout.data_parallel(gpu_count)
+    return model.params_b * 1e9 * frozen_base_bytes_per_param(method) / split
 
 
 def trained_per_gpu(model: ModelSpec, method: str, layout: Layout, gpu_count: int, adapters: float) -> float:

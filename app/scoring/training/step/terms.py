@@ -39,6 +39,7 @@ from app.scoring.training.step.mfu import (
     scale_factor,
     width_factor,
 )
+from app.scoring.training.step.offload_terms import host_copy_terms
 from app.scoring.training.step.step_terms import (
     bubble_term,
     dp_comm_term,
@@ -195,6 +196,7 @@ def training_terms(
         tp_comm_term(gpu, gpu_count, model, w, layout, st, e, peak, pclass),
         dp_comm_term(gpu, gpu_count, model, w, layout, st, e, uneven_batch_note(w, layout, gpu_count)),
         *_offload_terms(gpu, gpu_count, model, w, layout),
+        *host_copy_terms(gpu, gpu_count, model, w, layout, st, e),
         *filter(None, [ep_comm_term(gpu, gpu_count, model, w, layout, st, e, capacity_factor)]),
         *filter(None, [expert_gemm_term(gpu, gpu_count, model, w, layout, st, peak, pclass, e, capacity_factor)]),
         step_time_term(st, layout, split_stack(w.framework, w.method)),
@@ -208,14 +210,19 @@ def _offload_terms(gpu: GpuSpec, gpu_count: int, model: ModelSpec, w: TrainingWo
     if not recipe.on_cpu:
         return []
     adapters = lora_adapter_params(model, w.lora_rank)
-    t = offload_time(recipe, gpu, gpu_count, trained_per_gpu(model, w.method, layout, gpu_count, adapters))
+    trained = trained_per_gpu(model, w.method, layout, gpu_count, adapters)
+    t = offload_time(recipe, gpu, gpu_count, trained, layout.zero_stage)
     b = recipe.state_bytes
+    stay = recipe.weights_leave(layout.zero_stage)
+    per_param = f"{f(b.grads)}" if stay else f"({f(b.grads)} + {f(b.weights)})"
+    back = "" if stay else " and takes the updated weights back"
+    stays = " (FSDP's CPU offload: the updated weights stay in host memory, copied up before each use)" if stay else ""
     detail = (
-        f"{f(t.params_per_gpu / 1e9)}B params × ({f(b.grads)} + {f(b.weights)}) bytes / {f(host_link_gbs(gpu))} GB/s "
+        f"{f(t.params_per_gpu / 1e9)}B params × {per_param} bytes / {f(host_link_gbs(gpu))} GB/s "
         f"PCIe + {f(t.params_per_host / 1e9)}B params × {f(b.host_traffic)} bytes / {f(HOST_ADAM_GBS)} GB/s; "
-        f"each GPU's optimizer shard sends its gradients to the host and takes the updated weights back over PCIe "
-        f"Gen{host_link_generation(gpu)} x16, and the CPUs of one host (up to {GPUS_PER_HOST} GPUs) run Adam on "
-        "their GPUs' shards at host-memory speed (ZeRO-Offload's CPU-Adam: 8B params in 2.41 s, 28 bytes each); "
+        f"each GPU's optimizer shard sends its gradients to the host{back} over PCIe "
+        f"Gen{host_link_generation(gpu)} x16{stays}, and the CPUs of one host (up to {GPUS_PER_HOST} GPUs) run Adam "
+        "on their GPUs' shards at host-memory speed (ZeRO-Offload's CPU-Adam: 8B params in 2.41 s, 28 bytes each); "
         "not overlapped with the GPU's work: an upper bound"
     )
     return [Term("optimizer offloaded to CPU", t.total_s, "s/step", detail)]
