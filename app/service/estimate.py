@@ -60,7 +60,8 @@ _READ_AS = {
 # InferenceEstimate's fields a ranking's fixed load fills (its copies sharing the load: estimates.spread_load): one
 # configuration's estimate is one copy at the load asked, and says none of them; keeps_up_with_per_s is in its reason.
 # software_constants: what a ranked row dates against its price (software_era_note); an estimate has no price, and
-# its terms say how old the builds are.
+# its terms say how old the builds are. limits_needed: how a ranking with nothing feasible orders its refusals (an
+# estimate's refusal says its latencies in its reason).
 _RANKING_ONLY = frozenset(
     {
         "copies_sharing_load",
@@ -69,6 +70,7 @@ _RANKING_ONLY = frozenset(
         "peak_spread_p99",
         "keeps_up_with_per_s",
         "software_constants",
+        "limits_needed",
     }
 )
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.scoring.explain import fixed, significant, usd_shown
+from app.scoring.inference.ranking.nearest_miss import NearestMiss
 from app.scoring.inference.ranking.options import idle_gpus_words
 from app.scoring.inference.ranking.release_precision import Weights
 from app.scoring.pricing.offers import left_out_note
@@ -45,6 +46,9 @@ def answer_body(
         extra["over_limits_options"] = getattr(ranking, "over_limits_count", 0)  # the last feasible ones
         if getattr(ranking, "lowest_p99", None):  # every feasible option is over the limits: what this load allows
             extra["lowest_p99"] = plain(ranking.lowest_p99)
+        nearest = getattr(ranking, "nearest_miss", None)
+        if nearest is not None and isinstance(workload, InferenceWorkload):  # nothing feasible: what would admit one
+            extra["nearest_option"] = nearest_option_body(nearest, workload)
         if isinstance(workload, InferenceWorkload) and workload.job_requests:
             extra["serverless_job"], extra["serverless_job_left_out"] = serverless_job(workload, snapshot, model)
         sized = replicas_workload(workload) if isinstance(workload, InferenceWorkload) else None
@@ -68,11 +72,18 @@ def answer_body(
         "notes": list(getattr(ranking, "notes", []))
         + left_out_notes(bool(ranking.feasible_count), snapshot, workload)
         + ([weights.note] if weights else [])
-        + ([extra["replicas"]["note"]] if "replicas" in extra else []),
+        + ([extra["replicas"]["note"]] if "replicas" in extra else [])
+        + ([extra["nearest_option"]["note"]] if "nearest_option" in extra else []),
         "catalog_version": snapshot.version,
         "share_url": share_url,
         **extra,
     }
+
+
+def nearest_option_body(nearest: NearestMiss, workload: InferenceWorkload) -> dict[str, Any]:
+    """An inference answer's `nearest_option`: the refusal nearest the limits, and the question at the limits named."""
+    at_limits = workload.model_copy(update={"ttft_ms": nearest.ttft_ms, "tpot_ms": nearest.tpot_ms})
+    return {**nearest._asdict(), "url": "/?" + canonical_query("inference", at_limits)}
 
 
 def weights_body(weights: Weights) -> dict[str, Any]:

@@ -113,6 +113,23 @@ class OverloadedOut(Strict):
     url: str = Field(description="the same load as latency_bound with it as the peak (peak_concurrency or rate)")
 
 
+class NearestOptionOut(Strict):
+    gpu_id: str = Field(description="the GPU of the refused configuration nearest the limits")
+    gpu_count: int = Field(description="its GPUs")
+    ttft_limit_needed_ms: float = Field(
+        description="the least p99 TTFT limit one request in flight on it meets, ms (at the band's slow end with "
+        "limits_at band_high)"
+    )
+    tpot_limit_needed_ms: float = Field(
+        description="the least p99 TPOT limit it meets (its mean TPOT within the headroom share of it), ms; 0 for a "
+        "one-token output"
+    )
+    ttft_ms: float = Field(description="the TTFT limit the note names: the needed one rounded up, never below asked")
+    tpot_ms: float = Field(description="the TPOT limit the note names: the needed one rounded up, never below asked")
+    note: str = Field(description="the nearest option and the limits that would admit it, in words (also in notes)")
+    url: str = Field(description="the same question at the limits the note names")
+
+
 class InferenceRankResponse(RankResponseBase):
     weights: WeightsOut = Field(
         description="the weight dtype ranked: the model's release precision unless weight_dtype is set"
@@ -135,6 +152,12 @@ class InferenceRankResponse(RankResponseBase):
         None,
         description="present only when every feasible option is over the limits: the lowest p99 TTFT and TPOT any "
         "layout of any offer's machine reaches at this load, each with its GPU, count, tensor and pipeline parallel",
+    )
+    nearest_option: NearestOptionOut | None = Field(
+        None,
+        description="present only when no option is feasible and the refusal nearest the limits was refused at them "
+        "(the infeasible options then list those refused at the limits first, nearest first): it, and the limits "
+        "that would admit it",
     )
     replicas_url: str | None = Field(
         None,

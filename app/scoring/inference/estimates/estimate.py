@@ -5,6 +5,7 @@ estimate_inference explains it (explain_estimate.explain)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
@@ -63,11 +64,20 @@ def _infeasible(
     reason: str | WrittenOnce[str],
     memory: Callable[[], dict[str, float]],
     misses_limits: bool = False,
+    limits_needed: WrittenOnce[tuple[float, ...]] | tuple[float, ...] = (),
 ) -> InferenceEstimate:
     """A refusal; its memory footprint is written when first read (a ranking shows few of the layouts it refuses)."""
     footprint = WrittenOnce(memory)
     return InferenceEstimate(
-        False, reason, gpu.id, gpu_count, tp, pp, memory_footprint_gb=footprint, misses_limits=misses_limits
+        False,
+        reason,
+        gpu.id,
+        gpu_count,
+        tp,
+        pp,
+        memory_footprint_gb=footprint,
+        misses_limits=misses_limits,
+        limits_needed=limits_needed,
     )
 
 
@@ -277,7 +287,8 @@ def _solve(
             # refused as the search below refuses it (no batch, nor a request alone, meets the limits); the words,
             # which time that search, are written when read: a ranking shows one refusal a machine
             late = _LateRefusal(ctx, eff, workload, min(max_batch, cap), limits, multiples)
-            return _infeasible(gpu, gpu_count, tp, pp, WrittenOnce(late.words), memory, misses_limits=True)
+            needed = WrittenOnce(late.limits_needed)
+            return _infeasible(gpu, gpu_count, tp, pp, WrittenOnce(late.words), memory, True, needed)
         if floor_per_gpu is not None:
             target_ms = eff.slo_tpot_utilisation * limits[3]  # the TPOT the search meets (loops.LatencySlack)
             # the TPOT target's ceiling first; the TTFT limit's (which times a prefill) only where that one falls short
@@ -297,7 +308,8 @@ def _solve(
                 light = shared_search(light_load_point, ctx, eff, limits, beams, workload.prompt_p99_over_mean)
             if light is None:
                 reason = WrittenOnce(lambda: _misses_limits_words(workload, eff, point, alone, multiples))
-                return _infeasible(gpu, gpu_count, tp, pp, reason, memory, misses_limits=True)
+                needed = WrittenOnce(lambda: _limits_needed(workload, eff, point, multiples))
+                return _infeasible(gpu, gpu_count, tp, pp, reason, memory, True, needed)
             return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, light, 1, max_batch, eff, light_load=True)
     else:
         batch = _batch_for(scenario, workload, max_batch, cap)
@@ -454,6 +466,13 @@ class _LateRefusal:
         point, alone = _one_request(self.ctx, self.eff, w, found)
         return _misses_limits_words(w, self.eff, point, alone, self.multiples)
 
+    def limits_needed(self) -> tuple[float, ...]:
+        w = self.workload
+        _, found = shared_search(
+            latency_bound_point, self.ctx, self.eff, self.cap, self.limits, w.beam_width, w.prompt_p99_over_mean
+        )
+        return _limits_needed(w, self.eff, _one_request(self.ctx, self.eff, w, found)[0], self.multiples)
+
 
 # Refusals before any search (more stages than layers, heads a TP group cannot split, weights over what the GPUs
 # leave) by all they read: none reads the workload's lengths, limits or load, so the next ranking, whatever its
@@ -577,6 +596,16 @@ def _misses_limits_words(
     ttft_p99_ms = point.ttft_p99_ms(eff.p99_ttft_over_mean, workload.prompt_p99_over_mean)
     reason = one_request_misses(workload, eff, ttft_p99_ms, point.tpot_ms, multiples)
     return reason + alone_words(workload, eff, alone, multiples)
+
+
+def _limits_needed(
+    workload: InferenceWorkload, eff: InferenceEfficiency, point: OperatingPoint, multiples: tuple[float, float]
+) -> tuple[float, ...]:
+    """The least p99 TTFT and TPOT limits batch 1's `point` meets as meets_limits checks them (its mean TPOT within
+    slo_tpot_utilisation of the TPOT limit; 0 where a one-token output has no TPOT limit): how near a refusal is."""
+    ttft = point.ttft_p99_ms(eff.p99_ttft_over_mean, workload.prompt_p99_over_mean) * multiples[0]
+    tpot = 0.0 if math.isinf(workload.tpot_limit_ms) else point.tpot_ms * multiples[1] / eff.slo_tpot_utilisation
+    return ttft, tpot
 
 
 def job_at(

@@ -82,10 +82,20 @@ class InferenceEstimate:
     # The fitted constants standing for the software stack (efficiency.inference.SOFTWARE_CONSTANTS) it reads: a row
     # says when the builds behind them are old (explanation.software_era)
     software_constants: tuple[str, ...] = ()
+    # Refused at the latency limits with one request in flight: the least p99 TTFT and TPOT limits it would meet
+    # (estimate._limits_needed), written on the first read; () otherwise. A ranking with nothing feasible orders its
+    # refusals by it (ranking.nearest_miss)
+    limits_needed: tuple[float, ...] | WrittenOnce[tuple[float, ...]] = ()
 
     @property
     def reason(self) -> str:
         return read_once(self.reason_words)
+
+    @property
+    def limits_needed_ms(self) -> tuple[float, float] | None:
+        """The least p99 TTFT and TPOT limits a refusal at the limits would meet (None for any other estimate)."""
+        needed = read_once(self.limits_needed)
+        return (needed[0], needed[1]) if needed else None
 
     @property
     def one_copy_p99_ms(self) -> tuple[float, float] | None:

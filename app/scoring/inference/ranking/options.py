@@ -18,6 +18,7 @@ from app.scoring.hardware.cluster_caveat import unstated_cluster_caveat
 from app.scoring.hardware.machines import nodes_for, rented_gpus, shared_rack_assumption, shared_rack_caveat
 from app.scoring.inference.estimates.results import InferenceEstimate
 from app.scoring.inference.explanation.software_era import stale_software_note
+from app.scoring.inference.ranking.nearest_miss import NearestMiss
 from app.scoring.inference.ranking.pricing import ConfigurationPricing, cost_band
 from app.scoring.pricing.offers import RowKey, offer_fields, with_assumption
 from app.scoring.pricing.price_terms import min_term_hours, spot_serving_assumption
@@ -162,6 +163,8 @@ class InferenceRanking:
     # A feasible option's field by position, read without building the option where its estimate, offer or cost
     # holds it (a view sorted by a column reads one field of every feasible option)
     sort_value: Callable[[int, str], object] | None = None
+    # Nothing feasible and the first refusal refused at the limits: it, and the limits that would admit it
+    nearest_miss: NearestMiss | None = None
 
     def to_dict(self) -> dict:
         return {

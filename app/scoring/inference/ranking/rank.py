@@ -14,6 +14,7 @@ from app.scoring.explain import Band, close_calls
 from app.scoring.hardware.machines import Machine
 from app.scoring.inference.estimates.configurations import Explained, OneCopies, Solved, best_on_machine
 from app.scoring.inference.estimates.results import InferenceEstimate, LowestP99, P99Reach
+from app.scoring.inference.ranking.nearest_miss import nearest_first, nearest_miss
 from app.scoring.inference.ranking.offer_order import (
     PricedRow,
     billed_run,
@@ -111,7 +112,8 @@ class LeaderRow(NamedTuple):
 def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec) -> InferenceRanking:
     """Cheapest first by the workload's metric (ties: GPU id, provider id, offer order); one row per
     (GPU, provider, price terms, configuration); rows over a latency limit at a live-traffic load after every row
-    that meets them (limits.py); infeasible options last, in offer order, with reasons.
+    that meets them (limits.py); infeasible options last, in offer order, with reasons (with nothing feasible, those
+    refused at the limits first, nearest them first: nearest_miss.py).
 
     Each (GPU, machine) slot is estimated once; an offer is then a price times its slot's factor, so the
     per-offer work is a multiplication, a sort and a set lookup (slots are memoised per snapshot)."""
@@ -137,6 +139,10 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
     tiers = [priced_order(offers, slot_of, slots, by_slot, runs, rank_by, tier) for tier in (within, over)]
     order = Chained(*tiers)
     infeasible = infeasible_order(offers, slot_of, by_slot, runs)
+    nearest = None
+    if not order and infeasible:  # nothing serves it: the refusals nearest the limits first, the nearest named
+        infeasible = nearest_first(infeasible, offers, slot_of, by_slot, workload)
+        nearest = nearest_miss(by_slot[slot_of[infeasible[0]]], workload)
     top = order[0] if order else None  # the winning row
     keys = [estimate_key(p.est) for p in by_slot]
     winner_over = not tiers[0]  # a row over the limits is no rival to a winner that meets them, nor one to it
@@ -219,6 +225,7 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
         over_limits_count=len(tiers[1]),
         lowest_p99=_lowest_p99([by_slot[s].est for s in over]) if over and not within else {},
         sort_value=sort_value,
+        nearest_miss=nearest,
     )
 
 

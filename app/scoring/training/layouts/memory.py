@@ -86,10 +86,10 @@ class Layout:
         return "FSDP (ZeRO-3)" if self.zero_stage == 3 else self.shard_name()
 
     def describe(self, gpu_count: int, framework: str = "auto", layers: int | None = None) -> str:
-        """The split in words: "TP8 CP4 ZeRO-1 ×32 (DP8 × CP4), full recompute" (the shard count is the GPUs over
-        TP × PP, the sequence-split ranks among them); partial recompute as "recompute 18 of 80 layers"
-        (per stage under PP, of the model's `layers`). A sequence split reads CP (ring context parallelism) on the
-        stacks that run it, SP (DeepSpeed-Ulysses) on the data-parallel-only ones."""
+        """The split in words: "TP8 CP4 ZeRO-1 ×32 (DP8 × CP4), full recompute", "one GPU, no recompute" (the shard
+        count is the GPUs over TP × PP, the sequence-split ranks among them); partial recompute as "recompute 18 of
+        80 layers" (per stage under PP, of the model's `layers`). A sequence split reads CP (ring context parallelism)
+        on the stacks that run it, SP (DeepSpeed-Ulysses) on the data-parallel-only ones."""
         dp = self.data_parallel(gpu_count)
         parts = []
         if self.tensor_parallel > 1:
@@ -101,8 +101,10 @@ class Layout:
             parts.append(f"{split}{self.sequence_parallel}")
         if self.expert_parallel and self.expert_parallel > 1:
             parts.append(f"EP{self.expert_parallel}")
-        if dp > 1 or not parts:
+        if dp > 1:
             parts.append(f"{self.shard_name()} ×{dp}" + self._shard_split(dp, framework))
+        elif not parts:  # one GPU: no data parallelism to name ("DDP ×1" read as a DDP run: found by qa39)
+            parts.append("one GPU" if self.zero_stage == 0 else f"{self.shard_name()} on one GPU")
         recompute = {"none": "no recompute", "selective": "selective recompute", "full": "full recompute"}
         micro = f", micro-batch {self.micro_batch_seqs}" if self.micro_batch_seqs > 1 else ""
         said = recompute.get(self.recompute) or self.partial_words(layers)
