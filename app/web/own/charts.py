@@ -7,30 +7,28 @@ from typing import Any
 
 from app.service.charts.own_cost import X_TITLE, Y_TITLE, OwnRentChart, SpendSeries
 from app.web.rank.charts import PALETTE
-from app.web.rendering.charts import Figure, layout
+from app.web.rendering.charts import Figure, layout, scatter_trace
 
 
 def _trace(one: SpendSeries) -> dict[str, Any]:
     if one.kind == "break_even":
-        return {
-            "type": "scatter",
-            "mode": "markers",
-            "name": one.name,
-            "x": list(one.x),
-            "y": list(one.y),
-            "marker": {"symbol": "diamond", "size": 13, "color": "#1b1f24"},
-            "hovertemplate": "break-even after %{x:.1f} months<extra></extra>",
-        }
+        return scatter_trace(
+            "markers",
+            one.name,
+            one.x,
+            one.y,
+            marker={"symbol": "diamond", "size": 13, "color": "#1b1f24"},
+            hovertemplate="break-even after %{x:.1f} months<extra></extra>",
+        )
     line = {"color": PALETTE[0]} if one.kind == "own" else {"color": PALETTE[1], "dash": "dash"}
-    return {
-        "type": "scatter",
-        "mode": "lines",
-        "name": one.name,
-        "x": list(one.x),
-        "y": list(one.y),
-        "line": line,
-        "hovertemplate": "month %{x}: $%{y:,.0f}<extra>" + one.kind + "</extra>",
-    }
+    return scatter_trace(
+        "lines",
+        one.name,
+        one.x,
+        one.y,
+        line=line,
+        hovertemplate="month %{x}: $%{y:,.0f}<extra>" + one.kind + "</extra>",
+    )
 
 
 def cumulative_cost_figure(chart: OwnRentChart) -> Figure:

@@ -8,7 +8,7 @@ from typing import Any
 
 from app.service.charts.plan_cost import DEDICATED_LINES, X_TITLE, Y_TITLE, CostSeries, CostTrafficChart
 from app.web.rank.charts import PALETTE
-from app.web.rendering.charts import Figure, layout, log_axis
+from app.web.rendering.charts import Figure, layout, log_axis, scatter_trace
 
 USER_TRAFFIC_COLOUR = "#a3262a"
 
@@ -71,24 +71,16 @@ def _traces(series: list[CostSeries]) -> list[dict[str, Any]]:
 
 
 def _line(one: CostSeries, line: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "type": "scatter",
-        "mode": "lines",
-        "name": one.name,
-        "x": list(one.x),
-        "y": list(one.y),
-        "line": line,
-        "hovertemplate": "%{x:,.0f} req/day: $%{y:,.0f}/month<extra>" + one.label + "</extra>",
-    }
+    hover = "%{x:,.0f} req/day: $%{y:,.0f}/month<extra>" + one.label + "</extra>"
+    return scatter_trace("lines", one.name, one.x, one.y, line=line, hovertemplate=hover)
 
 
 def _marker(one: CostSeries, symbol: str) -> dict[str, Any]:
-    return {
-        "type": "scatter",
-        "mode": "markers",
-        "name": one.name,
-        "x": list(one.x),
-        "y": list(one.y),
-        "marker": {"symbol": symbol, "size": 13, "color": "#1b1f24"},
-        "hovertemplate": one.name + ": %{x:,.0f} req/day, $%{y:,.0f}/month<extra></extra>",
-    }
+    return scatter_trace(
+        "markers",
+        one.name,
+        one.x,
+        one.y,
+        marker={"symbol": symbol, "size": 13, "color": "#1b1f24"},
+        hovertemplate=one.name + ": %{x:,.0f} req/day, $%{y:,.0f}/month<extra></extra>",
+    )

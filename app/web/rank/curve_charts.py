@@ -9,7 +9,7 @@ from typing import Any
 from app.scoring.explain import batch_words
 from app.service.charts.rank_curves import ConfigCurve, CurveChart, CurveSeries, curve_names
 from app.web.rank.charts import PALETTE, limit_trace, pareto_trace
-from app.web.rendering.charts import LEGEND_BELOW, Figure, layout, log_axis
+from app.web.rendering.charts import LEGEND_BELOW, Figure, layout, log_axis, scatter_trace
 
 __all__ = ["ConfigCurve", "cost_latency_figure", "curve_names", "throughput_figure"]
 
@@ -27,54 +27,44 @@ def height_for_legend(traces: Sequence[dict[str, Any]]) -> int:
 
 def _over_key(one: CurveSeries) -> dict[str, Any]:
     """A legend-only trace standing for every curve's dotted part."""
-    return {
-        "type": "scatter",
-        "mode": "lines",
-        "name": one.name,
-        "x": list(one.x),
-        "y": list(one.y),
-        "line": {"color": "#57606a", "dash": "dot"},
-        "hoverinfo": "skip",
-    }
+    return scatter_trace("lines", one.name, one.x, one.y, line={"color": "#57606a", "dash": "dot"}, hoverinfo="skip")
 
 
 def _star(chart: CurveChart, one: CurveSeries, first: bool) -> dict[str, Any]:
     """The chosen point of one curve, in its curve's colour; one legend entry stands for every star."""
     curve = chart.curves[one.curve]
-    return {
-        "type": "scatter",
-        "mode": "markers",
-        "name": one.name,
-        "legendgroup": "chosen",
-        "showlegend": first,
-        "x": list(one.x),
-        "y": list(one.y),
-        "marker": {
+    return scatter_trace(
+        "markers",
+        one.name,
+        one.x,
+        one.y,
+        legendgroup="chosen",
+        showlegend=first,
+        marker={
             "symbol": "star",
             "size": 15,
             "color": PALETTE[one.curve % len(PALETTE)],
             "line": {"color": "#1b1f24", "width": 1},
         },
-        "customdata": [[batch_words(curve.chosen.batch), curve.chosen.tpot_ms, curve.usd_per_million_chosen]],
-        "hovertemplate": "chosen: %{customdata[0]}, mean TPOT %{customdata[1]:.1f} ms, "
+        customdata=[[batch_words(curve.chosen.batch), curve.chosen.tpot_ms, curve.usd_per_million_chosen]],
+        hovertemplate="chosen: %{customdata[0]}, mean TPOT %{customdata[1]:.1f} ms, "
         "$%{customdata[2]:.3f}/M<extra>" + curve.label + "</extra>",
-    }
+    )
 
 
 def _part(one: CurveSeries, customdata: list[Any], hovertemplate: str) -> dict[str, Any]:
     """A curve's part: solid within the latency limits, dotted over one."""
-    return {
-        "type": "scatter",
-        "mode": "lines+markers",
-        "name": one.name,
-        "legendgroup": one.group,
-        "showlegend": one.kind == "within",
-        "x": list(one.x),
-        "y": list(one.y),
-        "line": {"color": PALETTE[one.curve % len(PALETTE)], "dash": "solid" if one.kind == "within" else "dot"},
-        "customdata": customdata,
-        "hovertemplate": hovertemplate,
-    }
+    return scatter_trace(
+        "lines+markers",
+        one.name,
+        one.x,
+        one.y,
+        legendgroup=one.group,
+        showlegend=one.kind == "within",
+        line={"color": PALETTE[one.curve % len(PALETTE)], "dash": "solid" if one.kind == "within" else "dot"},
+        customdata=customdata,
+        hovertemplate=hovertemplate,
+    )
 
 
 def _traces(chart: CurveChart, part: Any) -> list[dict[str, Any]]:

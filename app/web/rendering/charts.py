@@ -91,6 +91,12 @@ def to_json_block(figure: Figure) -> Markup:
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
+def scatter_trace(mode: str, name: str, x: Iterable[Any], y: Iterable[Any], **style: Any) -> dict[str, Any]:
+    """One scatter trace ("lines", "markers" or "lines+markers") of a named series; `style` (line, marker, legend,
+    customdata, hover) goes in after its points."""
+    return {"type": "scatter", "mode": mode, "name": name, "x": list(x), "y": list(y), **style}
+
+
 def hbar_trace(name: str, y: list[str], x: list[Any], color: str, hovertemplate: str, **extra: Any) -> dict[str, Any]:
     """One horizontal bar trace; `extra` (e.g. customdata) goes in after x."""
     return {
