@@ -61,6 +61,7 @@ def field_errors(errors: list[dict[str, Any]], body: type[BaseModel] | None = No
     readability. A body that is not JSON, or not sent as JSON, is field `body`, with the parser's complaint; a key
     the `body` model lacks names the field it nearly spells."""
     readable: list[dict[str, str]] = []
+    seen: set[tuple[str, str]] = set()  # a 5,000-offer batch's errors: a list scan per error was quadratic
     for error in errors:
         loc = list(error.get("loc", ()))
         kind = str(loc.pop(0)) if loc and loc[0] in LOCATION_KINDS else None
@@ -78,7 +79,8 @@ def field_errors(errors: list[dict[str, Any]], body: type[BaseModel] | None = No
                 near = nearest_field(body, loc)
                 message += f" (did you mean {near}?)" if near else ""
             item = {"field": name, "message": message}
-        if item not in readable:
+        if (item["field"], item["message"]) not in seen:
+            seen.add((item["field"], item["message"]))
             readable.append(item)
     return readable
 
