@@ -84,17 +84,18 @@ TP_EP_QUERY = (
 
 def test_a_tp_with_ep_row_names_both_in_its_json_and_csv(client) -> None:  # type: ignore[no-untyped-def]
     """Llama 4 Maverick, 100B tokens of full fine-tuning in 2 days on CoreWeave's B200: no layout without EP, nor EP
-    at TP 1, finished in time; attention TP4 beside EP64 (the experts whole, EP folded over TP x DP) does (trainep3).
+    at TP 1, finished in time; attention TP4 beside EP64 (the experts whole, EP folded over TP x DP) did (trainep3),
+    TP2 PP4 beside EP8 (the all-to-all inside a node) since the data-parallel rings run on every NIC (fsdpbytes).
     The row's words, its layout fields and the CSV's columns give the TP and the EP both."""
     best = client.get(f"/rank.json?{TP_EP_QUERY}").json()["options"][0]
     assert best["feasible"] and best["gpu_count"] == 128
-    assert best["layout"].startswith("TP4 PP2 EP64 ")
+    assert best["layout"].startswith("TP2 PP4 EP8 ")
     detail = best["layout_detail"]
-    assert (detail["tensor_parallel"], detail["pipeline_parallel"], detail["expert_parallel"]) == (4, 2, 64)
+    assert (detail["tensor_parallel"], detail["pipeline_parallel"], detail["expert_parallel"]) == (2, 4, 8)
     row = next(csv.DictReader(io.StringIO(client.get(f"/rank.csv?{TP_EP_QUERY}").text)))
-    assert row["layout"] == best["layout"] and (row["tensor_parallel"], row["expert_parallel"]) == ("4", "64")
+    assert row["layout"] == best["layout"] and (row["tensor_parallel"], row["expert_parallel"]) == ("2", "8")
     terms = {t["name"]: t for t in best["terms"]}
-    assert "(TP4 × DP / EP)" in terms["exposed DP/FSDP traffic"]["detail"]
+    assert "(TP2 × DP / EP)" in terms["exposed DP/FSDP traffic"]["detail"]
     assert stated_value(terms["exposed expert all-to-all"]["detail"]) == pytest.approx(
         terms["exposed expert all-to-all"]["value"], rel=5e-3
     )

@@ -41,7 +41,7 @@ def test_a_ranked_option_gives_its_layout_as_the_estimate_api_does_for_the_same_
     assert "TP4 PP8 EP8" in best["layout"]
     detail = best["layout_detail"]
     assert (detail["tensor_parallel"], detail["pipeline_parallel"], detail["expert_parallel"]) == (4, 8, 8)
-    body = {"model": "deepseek-v3", "method": "pretrain", "seq_len": 4096, "global_batch_seqs": 64}
+    body = {"model": "deepseek-v3", "method": "pretrain", "seq_len": 4096, "global_batch_seqs": 32}  # the query's
     estimate = client.post(
         "/api/v1/estimate/training",
         json={**body, "gpu": best["gpu_id"], "gpu_count": best["gpu_count"], "offer_id": best["offer_id"]},

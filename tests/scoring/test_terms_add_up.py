@@ -226,12 +226,17 @@ def test_the_bubble_counts_the_layers_one_gpu_runs():
 
 def test_exposed_data_parallel_traffic_shows_the_bytes_the_bandwidth_and_what_compute_hides():
     """FSDP over 64 H100s across nodes for an 8B model at one sequence a GPU: the traffic outlasts the compute, and
-    the term had said only 'ZeRO-3 over 64, at 45 GB/s per GPU'."""
+    the term had said only 'ZeRO-3 over 64, at 45 GB/s per GPU'. On a 50 Gb/s-a-GPU fabric: its ring's 8 NICs a node
+    give 45 GB/s a GPU (communication.dp_bandwidth_gbs); at 400 Gb/s the compute hides it."""
+    from dataclasses import replace
+
+    from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY
     from app.scoring.training.layouts.memory import Layout
 
     workload = TrainingWorkload(model="llama-3.1-8b", method="full_ft", global_batch_seqs=64)
     layout = Layout(zero_stage=3, tensor_parallel=1, pipeline_parallel=1, recompute="none", micro_batch_seqs=1)
-    est = estimate_training(GPUS["H100-SXM"], 64, MODELS["llama-3.1-8b"], workload, layout=layout)
+    e = replace(DEFAULT_TRAINING_EFFICIENCY, scaleout_gbs_per_gpu=45.0 / 8)
+    est = estimate_training(GPUS["H100-SXM"], 64, MODELS["llama-3.1-8b"], workload, layout=layout, e=e)
     term = {t.name: t for t in est.terms}["exposed DP/FSDP traffic"]
     assert term.value > 0 and " GB per GPU / " in term.detail and " - 1 × " in term.detail
     assert stated_value(term.detail) == pytest.approx(term.value, rel=5e-3, abs=5e-4)

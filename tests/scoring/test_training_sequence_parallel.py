@@ -94,10 +94,14 @@ def test_degrees_divide_the_gpu_count_and_the_attention_heads():
     ids=["8b-4k", "70b-4k", "8b-lora"],
 )
 def test_a_job_that_fits_without_splitting_the_sequence_keeps_sp_1(w, n):
-    """A short job whose SP1 fit is the fastest keeps SP 1 (8B at 4K on 16 L40S aside: below)."""
+    """A short job whose SP1 fit is the fastest keeps SP 1 (8B at 4K on 16 L40S aside: below). 70B at 4K on 32
+    A100s runs SP8 without recompute (27.9 s) over SP1 recomputing every layer (36.8 s): its FSDP gathers, 8 times
+    the micro-batches, 4.5 TB a GPU, hide under the compute at 8 HDR NICs a node (communication.dp_bandwidth_gbs)."""
     model = MODELS[w.model]
     for gpu_id in ("H100-SXM", "A100-SXM-80GB", "L40S"):
         if gpu_id == "L40S" and w == hf(seq_len=4096):
+            continue
+        if gpu_id == "A100-SXM-80GB" and w.model == "llama-3.1-70b":
             continue
         est = estimate_training(GPUS[gpu_id], 2 * n if gpu_id == "L40S" else n, model, w)
         assert est.feasible and est.layout is not None and est.layout.sequence_parallel == 1, gpu_id

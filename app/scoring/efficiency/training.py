@@ -40,11 +40,11 @@ class TrainingEfficiency:
     """All tunable efficiencies; MFU values are fractions of the dense peak of the precision used."""
 
     # 16-bit MFU base per GPU family (FP8 runs: × fp8_speedup × 16-bit/FP8 peak, see step_time.low_precision_factor).
-    mfu_ampere_16: float = 0.5792  # fitted; research default 0.50 (LLM Foundry, Korthikanti A100)
+    mfu_ampere_16: float = 0.5909  # fitted; research default 0.50 (LLM Foundry, Korthikanti A100)
     mfu_hopper_16: float = 0.572  # fitted; research default 0.40 (LLM Foundry, torchtitan; FP8 via speedup)
-    mfu_blackwell_16: float = 0.4808  # fitted; research default 0.38 (MLPerf v4.1 B200 FP8 via fp8_speedup)
-    mfu_cdna_16: float = 0.3186  # fitted; research default 0.30 (CDNA 3: torchao MI300X torchtitan rows)
-    mfu_cdna4_16: float = 0.345  # fitted; research default 0.33 (MI355X, CDNA 4); ROCm MaxText MI355X rows
+    mfu_blackwell_16: float = 0.5014  # fitted; research default 0.38 (MLPerf v4.1 B200 FP8 via fp8_speedup)
+    mfu_cdna_16: float = 0.3178  # fitted; research default 0.30 (CDNA 3: torchao MI300X torchtitan rows)
+    mfu_cdna4_16: float = 0.3451  # fitted; research default 0.33 (MI355X, CDNA 4); ROCm MaxText MI355X rows
     mfu_other_16: float = 0.30  # assumption for families without evidence (Turing, Gaudi, TPU)
     # NVIDIA GDDR cards of Ampere and later (A10, RTX A6000, RTX 3090/4090/5090, L4, L40S, RTX PRO 6000:
     # step_time.GDDR_FAMILY_ARCHITECTURES), one 16-bit MFU base apart from the HBM parts of their generation.
@@ -54,7 +54,7 @@ class TrainingEfficiency:
     mfu_gddr_16: float = 0.35  # research default 0.35 (L40S, sparse data)
     # FP8 training speed over the same run in BF16 (FP8 MFU = 16-bit MFU × speedup × 16-bit/FP8 peak).
     fp8_speedup: float = 1.7  # fitted (at its bound); TE/NeMo 1.3-1.5× (H100), NeMo GPT-3 842 TFLOP/s
-    fp8_speedup_torchao: float = 1.1808  # fitted; torchao float8 1.25× (H100 Llama3-8B), MXFP8 1.2-1.25× (B200)
+    fp8_speedup_torchao: float = 1.1932  # fitted; torchao float8 1.25× (H100 Llama3-8B), MXFP8 1.2-1.25× (B200)
     # FP4 training (NVFP4 / MXFP4): the GEMM share of an FP8 step, derived from the FP8 speedup
     # (step_time.low_precision_speedup), runs at the FP4 peak except the linear layers the recipe keeps in BF16:
     # NVIDIA's NVFP4 pretraining recipe keeps ~15% of them (the first and last blocks; "Pretraining LLMs with NVFP4",
@@ -64,20 +64,20 @@ class TrainingEfficiency:
     # Framework class factors (Megatron/NeMo-class = 1.0 reference).
     fw_megatron: float = 1.0  # reference class (Megatron-LM, NeMo, MLPerf NVIDIA)
     fw_foundry: float = 1.0  # research default (LLM Foundry FSDP = Megatron-class)
-    fw_torchtitan_16: float = 0.9311  # fitted; prior 0.92 (research 0.85 re-expressed for op-level SAC)
+    fw_torchtitan_16: float = 0.9476  # fitted; prior 0.92 (research 0.85 re-expressed for op-level SAC)
     fw_pytorch: float = 1.1  # fitted (at its bound); MLPerf non-NVIDIA PyTorch submissions, torchtune compiled rows
-    fw_hf: float = 0.7619  # fitted; prior 0.70 (0.6-0.8 HF Trainer + DeepSpeed/FSDP); XTuner, LLaMA-Factory rows
+    fw_hf: float = 0.7468  # fitted; prior 0.70 (0.6-0.8 HF Trainer + DeepSpeed/FSDP); XTuner, LLaMA-Factory rows
     fw_auto: float = 0.90  # assumption: a tuned open stack between HF and Megatron-class
     # Small-matmul saturation: factor = 1 / (1 + (half_hidden / hidden) ** exponent).
-    width_half_hidden: float = 158.237  # fitted (on an A100-80GB; scaled by FLOPs per byte); MPT 125M-70B sweep
+    width_half_hidden: float = 156.6504  # fitted (on an A100-80GB; scaled by FLOPs per byte); MPT 125M-70B sweep
     width_exponent: float = 1.0  # derived: memory-bound ops ∝ hidden, GEMMs ∝ hidden² per token (width_factor)
     # Attention score/AV matmuls (causal: half the 12·L·h·s model FLOPs) run at this fraction of the GEMM efficiency.
-    attn_efficiency: float = 0.5541  # fitted; causal FLOPs (half of 12·L·h·s); LLM Foundry long-sequence A100 rows
+    attn_efficiency: float = 0.5553  # fitted; causal FLOPs (half of 12·L·h·s); LLM Foundry long-sequence A100 rows
     # The same on Hopper/Blackwell with the Hopper-native kernels most stacks run by default today (cuDNN /
     # TransformerEngine fused attention; step_time.FLASH_ATTENTION_2_STACKS names the exception); fitted (at its
     # bound until the 2026-12-05 FSDP micro-batch refit, and again since DeepSeek-V3's row ran its stated EP64 layout,
     # 2026-12-07), prior 0.7: FlashAttention-3 paper (forward ~75%, backward ~55% of peak).
-    attn_efficiency_hopper: float = 1.0  # fitted (bounds 0.2-1.0, at its bound)
+    attn_efficiency_hopper: float = 0.9841  # fitted (bounds 0.2-1.0; at its bound before fsdpbytes)
     # FlashAttention-2's speed over the Ampere attention kernels before it (arXiv 2307.08691, July 2023): validation
     # rows dated up to 2023-07 ran FlashAttention-1, its Triton port, xformers or unfused softmax
     # (training_notes.era_efficiency) at attn_efficiency / this, attn_efficiency being FA2's, which every stack runs
@@ -92,7 +92,7 @@ class TrainingEfficiency:
     # 0.5 / (0.72 / 0.80) = 0.56. 0.52 lies between the two readings: held there, not fitted.
     attn_fa2_hopper_ratio: float = 0.52
     # Share of TP all-reduce time not hidden behind compute.
-    tp_comm_exposed: float = 0.245  # fitted; Korthikanti/NeMo/torchtitan TP rows
+    tp_comm_exposed: float = 0.2335  # fitted; Korthikanti/NeMo/torchtitan TP rows
     # Share of compute time under which DP/FSDP gradient/parameter traffic hides.
     dp_overlap: float = 1.0  # fitted (at its bound); MLPerf strong-scaling rows
     # Share of the once-per-step gradient reduction held to the last micro-batch's backward pass, where only that
@@ -104,7 +104,7 @@ class TrainingEfficiency:
     # fitted (0.33) and at its prior 1.0 it failed the training adoption rule (accuracy_header.md, exposecomm).
     dp_last_micro_share: float = 0.0
     # LoRA/QLoRA MFU factor relative to full training (k = 4 already in FLOPs).
-    lora_factor: float = 0.99  # fitted; MLPerf + NeMo Llama-2 LoRA rows
+    lora_factor: float = 1.0083  # fitted; MLPerf + NeMo Llama-2 LoRA rows
     # QLoRA NF4 dequantisation traffic per base weight per pass: read 0.5 B NF4, write + re-read 2 B BF16.
     qlora_dequant_bytes_per_param: float = 4.5  # QLoRA paper (NF4 + double quant ~0.5 B), BF16 GEMM operand 2 B
     # MoE factor on the matmul efficiency of the layers with routed experts, the dense layers at 1
@@ -139,11 +139,13 @@ class TrainingEfficiency:
     # Virtual pipeline chunks assumed when the stack interleaves and the layout does not say.
     pp_interleave_default: float = 8.0  # fitted (1-8); NeMo uses VP 5-20, torchtitan interleaved 1F1B
     # Fixed seconds per optimizer step per layer a GPU runs (kernel launches, optimizer, syncs): strong scaling.
-    step_latency_s_per_layer: float = 0.0016  # fitted (0-5 ms); ~10 µs × ~100 launches/syncs per layer fwd+bwd
+    step_latency_s_per_layer: float = 0.0027  # fitted (0-5 ms); ~10 µs × ~100 launches/syncs per layer fwd+bwd
     # Large-job factor (stragglers, collectives at scale).
     scale_factor_2k: float = 0.95  # research: Megatron strong scaling 47->42% (<= 2k GPUs)
     scale_factor_big: float = 0.90  # research: Llama 3 43% at 8k -> 41% at 16k GPUs
-    # Links: the bandwidth collectives reach, each link's nominal figure times the share they achieve on it.
+    # Links: the bandwidth collectives reach, each link's nominal figure times the share they achieve on it. The
+    # scale-out figures are one GPU's NIC share; a data-parallel ring across nodes runs at its group's NICs in a node
+    # times that, up to the NVLink share (communication.dp_bandwidth_gbs: NCCL's rings cross a node once each).
     nvlink_efficiency: float = 0.65  # Calculon H100 system file (NVLink 450 GB/s at 0.65)
     scaleout_gbs_per_gpu: float = 45.0  # 400 Gb/s IB/RoCE per GPU at 0.9 (Calculon, scaling book)
     scaleout_gbs_per_gpu_ampere: float = 22.5  # DGX A100: one 200 Gb/s HDR ConnectX-6 per GPU, at 0.9

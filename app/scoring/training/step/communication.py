@@ -105,6 +105,41 @@ def collective_bandwidth_gbs(e: TrainingEfficiency, gpu: GpuSpec, group_gpus: in
     return e.pcie_gbs_per_gpu
 
 
+def dp_bandwidth_gbs(e: TrainingEfficiency, gpu: GpuSpec, gpu_count: int, layout: Layout) -> float:
+    """Per-GPU bandwidth of the data-parallel ring (dp_comm_bytes counts each GPU's ring volume): NCCL's rings run
+    through a node's GPUs over NVLink and cross to the next node once per ring, one ring per NIC (rail), so the bytes
+    leaving a node are one GPU's ring volume, not each of its GPUs'. The scaling book's GPU chapter prices FSDP across
+    H100 nodes at the node's 400 GB/s egress (8 x 400 Gb/s; compute-bound above ~2,475 tokens a GPU, research
+    training_estimators.md), not one 50 GB/s NIC. The DP ranks inside one node, its GPUs over the TP ranks placed
+    there first (Megatron's tp-cp-ep-dp-pp order, torchtitan's mesh with TP innermost), each bring their own NIC: the
+    ring runs at that many times a GPU's fabric share, up to the NVLink share the in-node hops reach. One DP rank a
+    node (TP filling it) keeps one NIC's share; a DP group inside one node (the pipeline stages across nodes) runs
+    over NVLink alone; a job inside one scale-up domain, or without NVLink, gets collective_bandwidth_gbs."""
+    bandwidth = collective_bandwidth_gbs(e, gpu, gpu_count)
+    rails = dp_rails_per_node(gpu, gpu_count, layout)
+    if rails <= 1:
+        return bandwidth
+    if dp_inside_one_domain(gpu, gpu_count, layout):
+        return collective_bandwidth_gbs(e, gpu, gpu.scaleup_domain_gpus)  # pipeline stages across nodes, DP inside
+    return min(rails * bandwidth, (gpu.interconnect_gbs or 0.0) / 2 * e.nvlink_efficiency)
+
+
+def dp_inside_one_domain(gpu: GpuSpec, gpu_count: int, layout: Layout) -> bool:
+    """Whether a job across scale-up domains keeps each data-parallel group inside one (TP x DP fill at most a
+    domain, the pipeline stages span them): its ring then runs over NVLink alone."""
+    domain = gpu.scaleup_domain_gpus
+    return gpu_count > domain > 1 and layout.data_parallel(gpu_count) * layout.tensor_parallel <= domain
+
+
+def dp_rails_per_node(gpu: GpuSpec, gpu_count: int, layout: Layout) -> int:
+    """A data-parallel group's ranks inside one scale-up domain where the job spans several (each with its NIC, so
+    the NICs its rings cross nodes on); 1 where the job fits one domain or the GPU has no NVLink."""
+    domain = gpu.scaleup_domain_gpus
+    if domain <= 1 or not gpu.interconnect_gbs or gpu_count <= domain:
+        return 1
+    return min(layout.data_parallel(gpu_count), max(1, domain // max(1, layout.tensor_parallel)))
+
+
 def tp_traffic_layers(model: ModelSpec, tp: int, ep: int) -> float:
     """Layers' worth of TP traffic one step pays: every layer's, but half of each MoE layer's where its routed experts
     run under expert parallelism beside attention TP and the model has no shared expert.

@@ -16,7 +16,10 @@ from app.scoring.training.step.communication import (
     attention_seconds_per_flop,
     collective_bandwidth_gbs,
     context_parallel_seconds,
+    dp_bandwidth_gbs,
     dp_comm_bytes,
+    dp_inside_one_domain,
+    dp_rails_per_node,
     sequence_parallel_seconds,
     tensor_parallel_bytes_per_token,
     tp_traffic_layers,
@@ -241,7 +244,7 @@ def dp_comm_term(
     dp = layout.data_parallel(gpu_count)
     micro = local_micro_batches(w.global_batch_seqs, layout.replicas(gpu_count), layout.micro_batch_seqs)
     moved = dp_comm_bytes(model, w.method, layout, dp, lora_adapter_params(model, w.lora_rank), micro)
-    bandwidth = collective_bandwidth_gbs(e, gpu, gpu_count)
+    bandwidth = dp_bandwidth_gbs(e, gpu, gpu_count, layout)
     raw_s = moved / (bandwidth * 1e9)
     hidden_s = e.dp_overlap * st.compute_s
     traffic = f"{f(moved / 1e9)} GB per GPU / {f(bandwidth)} GB/s per GPU"
@@ -254,6 +257,7 @@ def dp_comm_term(
             else ""
         )
         + _expert_data_parallel_words(model, layout, dp)
+        + _rails_words(gpu, gpu_count, layout)
         + f"; compute hides up to {f(e.dp_overlap)} × its own time (dp_overlap, fitted){note}"
     )
     if dp <= 1:
@@ -271,6 +275,19 @@ def dp_comm_term(
         )
     return Term(
         "exposed DP/FSDP traffic", st.dp_comm_s, "s/step", f"{traffic} - {f(e.dp_overlap)} × {f(st.compute_s)} s; {why}"
+    )
+
+
+def _rails_words(gpu: GpuSpec, gpu_count: int, layout: Layout) -> str:
+    """Why a ring across nodes runs faster than one NIC (communication.dp_bandwidth_gbs), or nothing."""
+    rails = dp_rails_per_node(gpu, gpu_count, layout)
+    if rails <= 1:
+        return ""
+    if dp_inside_one_domain(gpu, gpu_count, layout):
+        return f"; the {rails} DP ranks inside one node, the pipeline stages across nodes: NVLink"
+    return (
+        f"; {rails} DP ranks a node: the rings cross nodes once each, over {rails} NICs a node, "
+        "up to the NVLink share the in-node hops reach"
     )
 
 

@@ -30,6 +30,7 @@ from app.scoring.training.step.communication import (
     attention_seconds_per_flop,
     collective_bandwidth_gbs,
     context_parallel_seconds,
+    dp_bandwidth_gbs,
     dp_comm_bytes,
     expert_all_to_all_seconds,
     sequence_parallel_seconds,
@@ -296,7 +297,7 @@ def dp_exposed_seconds(
     reduction in the last one (the rest spread over all). At share 0 that is max(0, traffic - dp_overlap x compute)."""
     if dp <= 1:
         return 0.0
-    bandwidth = collective_bandwidth_gbs(e, gpu, gpu_count) * 1e9
+    bandwidth = dp_bandwidth_gbs(e, gpu, gpu_count, layout) * 1e9
     total = dp_comm_bytes(model, method, layout, dp, adapters, micro) / bandwidth
     if not e.dp_last_micro_share or micro <= 1:
         return max(0.0, total - e.dp_overlap * compute_s)
