@@ -50,7 +50,8 @@ class TrainingEfficiency:
     # step_time.GDDR_FAMILY_ARCHITECTURES), one 16-bit MFU base apart from the HBM parts of their generation.
     # Unfitted: fitted on its five rows (torchtune RTX 4090 and A6000, MLPerf L40S) it reads 0.56 and costs LOSO
     # (accuracy_header.md, 2026-12-05); shrunk toward 0.35 like the other thin bases it reads 0.511, and NeMo's,
-    # torchtitan's and torchao MXFP8's held-out errors worsen past the adoption rule (trainbase).
+    # torchtitan's and torchao MXFP8's held-out errors worsen past the adoption rule (trainbase). Again after
+    # fsdpbytes' traffic model (trainre): it reads 0.510, LOSO 11.04 -> 11.54 % (NeMo 24.07 14.47 -> 22.09).
     mfu_gddr_16: float = 0.35  # research default 0.35 (L40S, sparse data)
     # FP8 training speed over the same run in BF16 (FP8 MFU = 16-bit MFU × speedup × 16-bit/FP8 peak).
     fp8_speedup: float = 1.7  # fitted (at its bound); TE/NeMo 1.3-1.5× (H100), NeMo GPT-3 842 TFLOP/s
@@ -122,6 +123,8 @@ class TrainingEfficiency:
     # (0.590) 15.10 %. The rule fixed in advance (no publication worse by more than 3 points) refuses all three.
     # With the validator searching EP (moepath: MaxText's rows at PP8 EP8), 0.5 (moe_factor 0.6322) gives LOSO 11.74 %,
     # every publication within 3 points, but the refit it needs moves in-sample 8.21 -> 9.01 % (accuracy header).
+    # After fsdpbytes' traffic model (trainre), refitted: at 0.5 LOSO 11.04 -> 11.24 % (torchtitan 13.82 -> 17.67),
+    # at 1.0 LOSO 12.31 %, in-sample 7.71 -> 8.41 %; both refused.
     expert_half_hidden_share: float = 0.0
     # Share of expert parallelism's all-to-all time (dispatch and combine, forward and backward) left on the critical
     # path. Megatron-Core's alltoall token dispatcher runs dispatch, the grouped expert GEMM and combine one after
