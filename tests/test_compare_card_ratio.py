@@ -52,7 +52,7 @@ def _option(gpu: str, count: int, tok_s: float, batch: int, held: str) -> dict:
         "feasible": True,
         "output_tokens_per_s": tok_s,
         "batch": batch,
-        "reason": f"fits: batch {batch} of max 99 on {count}x{gpu}; {held}",
+        "reason": f"fits: batch {batch} of max 99 on {count}×{gpu}; {held}",
     }
 
 

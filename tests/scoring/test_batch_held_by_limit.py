@@ -55,5 +55,5 @@ def test_a_batch_at_what_memory_fits_says_memory_holds_it():
     est = estimate_inference(B200, 1, MODEL, workload)
     assert est.feasible and est.batch == est.max_batch
     assert est.reason.endswith(
-        f"batch {est.batch} of max {est.max_batch} on 1xB200 (HGX, per GPU); held by memory (KV cache)"
+        f"batch {est.batch} of max {est.max_batch} on 1×B200 (HGX, per GPU); held by memory (KV cache)"
     )
