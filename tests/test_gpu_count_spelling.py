@@ -30,3 +30,13 @@ def test_the_replicas_note_writes_both_configurations_with_the_times_sign(client
     ).json()
     note = body["replicas"]["note"]
     assert not COUNT_WITH_X.search(note) and len(re.findall(r"\(\d+×[A-Z]", note)) == 2, note
+
+
+def test_the_methodology_s_constant_sources_write_the_count_with_the_times_sign() -> None:
+    """/methodology shows each constant's source comment: two read "two 8xH100 nodes" and "a 548 ms step on 4xH100"."""
+    from app.scoring.efficiency import inference, training
+    from app.web.methodology.constant_catalog import dataclass_fields, fixed_constants
+
+    rows = fixed_constants() + dataclass_fields(inference, "InferenceEfficiency")
+    rows += dataclass_fields(training, "TrainingEfficiency")
+    assert len(rows) > 50 and not [(r["name"], r["source"]) for r in rows if COUNT_WITH_X.search(r["source"])]
