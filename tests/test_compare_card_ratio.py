@@ -52,13 +52,13 @@ def _option(gpu: str, count: int, tok_s: float, batch: int, held: str) -> dict:
         "feasible": True,
         "output_tokens_per_s": tok_s,
         "batch": batch,
-        "reason": f"fits: batch {batch} of max 99 on {count}x{gpu}; {held}",
+        "reason": f"fits: batch {batch} of max 99 on {count}×{gpu}; {held}",
     }
 
 
 def test_a_card_held_by_memory_is_said_so_and_an_infeasible_card_is_left_out() -> None:
     slow = _option("H100-SXM", 1, 100.0, 9, "held by memory (KV cache)")
-    fast = _option("B200", 1, 500.0, 80, "held by the TPOT limit (mean 40 ms: 80% of the 50 ms p99 limit)")
+    fast = _option("B200", 1, 500.0, 80, "held by the TPOT limit (mean at most 40 ms: 80% of the 50 ms p99 limit)")
     note = past_datasheet_note([slow, fast, {"gpu_id": "H200", "feasible": False}, None], GPUS, "bf16", "vllm")
     assert note.startswith("Per GPU, 1×B200 serves 5.0× the output tokens/s of 1×H100-SXM (500 against 100)")
     assert note.endswith(
@@ -72,8 +72,8 @@ def test_an_amd_card_against_an_nvidia_one_names_the_thin_rocm_factors_not_the_t
     TPOT-floor words would be wrong here, the fitted ROCm factors are the reason."""
     from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY
 
-    slow = _option("MI300X", 1, 225.0, 9, "held by the TPOT limit (mean 40 ms: 80% of the 50 ms p99 limit)")
-    fast = _option("H100-SXM", 2, 1002.0, 40, "held by the TPOT limit (mean 40 ms: 80% of the 50 ms p99 limit)")
+    slow = _option("MI300X", 1, 225.0, 9, "held by the TPOT limit (mean at most 40 ms: 80% of the 50 ms p99 limit)")
+    fast = _option("H100-SXM", 2, 1002.0, 40, "held by the TPOT limit (mean at most 40 ms: 80% of the 50 ms p99 limit)")
     note = past_datasheet_note([fast, slow], GPUS, "fp8", "vllm")
     assert f"ROCm serving stacks at {DEFAULT_EFFICIENCY.amd_mbu_factor:g}×" in note
     assert "amd_mbu_factor on" in note and "(thin)" in note

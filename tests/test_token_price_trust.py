@@ -188,7 +188,7 @@ def test_the_catalog_api_and_model_page_carry_the_labels(pinned):
     groq = [t for t in pinned.get("/api/v1/token-prices?model=mixtral-8x7b").json() if t["provider_id"] == "groq"]
     assert groq[0]["deprecated"] and {"deprecated", "stale"} <= set(groq[0]["flags"])
     page = pinned.get("/models/llama-3.1-70b").text
-    assert '>unverified<span class="sr-only">: ' in page
+    assert '>unverified<span class="sr-only">: listed, never compared with' in page  # not "unverified: unverified:"
     assert '>≤2026-12-01<span class="sr-only">: on or before 2026-12-01: read that day' in page
 
 
@@ -251,7 +251,9 @@ def test_a_disputed_price_is_compared_at_the_higher_figure_so_it_no_longer_wins(
     badge = re.search(r'class="badge warn" title="([^"]*)">disputed<span class="sr-only">: ([^<]*)</span></span>', row)
     assert badge and "listed at $0.28/$0.88, another source gives $0.74/$0.90" in badge.group(1)
     assert "Lava gateway docs list 0.74/0.90 - CONFLICT" in badge.group(1)
-    assert badge.group(2) == badge.group(1)  # said without hovering, in the tooltip's words (trust7)
+    # said without hovering, in the tooltip's words (trust7), the badge's own word once: a screen reader read
+    # "disputed: disputed: listed at ..." (qa40)
+    assert badge.group(1) == "disputed: " + badge.group(2)
     # the lower figures, below; each as the notes and badge write it ($0.74, not $0.740)
     assert "$0.74<" in row and "or $0.28<span" in row and "or $0.88<span" in row and "$0.740" not in row
 

@@ -1,6 +1,8 @@
 """Issue 10's product questions: answers that move smoothly with the latency limit and stay within what the GPUs'
 datasheets allow, each with its band and the terms behind it."""
 
+import re
+
 from app.calibration.validation import product_questions as pq
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 
@@ -61,3 +63,4 @@ def test_the_report_section_shows_every_answer_with_its_terms():
     step = pq.largest_step(pq.r1_on_8_h200(GPUS, MODELS))
     assert f"neighbouring 10 ms TPOT limits is {step:.2f}x" in text
     assert text.count("B200 / H200 per GPU") >= 5  # both models, each limit where both GPUs meet it
+    assert not re.search(r"\b\d+x[A-Z]", text)  # GPU counts read "8×H200", as the pages write them (qa40)

@@ -2,10 +2,10 @@
 band, batch, bound and the terms behind it. `make accuracy` writes them into docs/ACCURACY.md; the tests hold
 them to smoothness and to the ratios the GPUs' datasheets allow.
 
-1. DeepSeek-R1 (FP8, SGLang) on 8xH200 as the TPOT limit goes from 30 to 150 ms: the batch and throughput should
+1. DeepSeek-R1 (FP8, SGLang) on 8×H200 as the TPOT limit goes from 30 to 150 ms: the batch and throughput should
    rise smoothly with the limit, not jump.
 2. gpt-oss-120b (MXFP4 weights, vLLM) on one H100: it fits one card, and serves a real batch.
-3. Llama-3.1-405B (FP8, TensorRT-LLM) and DeepSeek-R1 (FP8, SGLang) on 8xH200 against 8xB200: B200's FP8 peak is
+3. Llama-3.1-405B (FP8, TensorRT-LLM) and DeepSeek-R1 (FP8, SGLang) on 8×H200 against 8×B200: B200's FP8 peak is
    2.27x the H200's and its bandwidth 1.67x, so where the limit is loose its per-GPU throughput should lie near
    those, not at 4-7x.
 """
@@ -23,7 +23,7 @@ from app.scoring.workload import Dtype, Engine, InferenceWorkload
 # One request shape for every question: 1,000 prompt and 1,000 generated tokens (InferenceX's 1k/1k), a 3 s p99 TTFT
 INPUT_TOKENS, OUTPUT_TOKENS, TTFT_LIMIT_MS = 1_000, 1_000, 3_000
 R1_TPOT_LIMITS_MS = tuple(range(30, 151, 10))
-R1_QUESTION = "DeepSeek-R1 FP8, SGLang, 8xH200"
+R1_QUESTION = "DeepSeek-R1 FP8, SGLang, 8×H200"
 GPT_OSS_TPOT_LIMITS_MS = (20, 30, 50, 100)
 COMPARED_LIMITS_MS = (30, 50, 100)  # B200 against H200; each is also in R1_TPOT_LIMITS_MS
 
@@ -76,23 +76,23 @@ def r1_on_8_h200(gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) -> list
 
 
 def gpt_oss_on_one_h100(gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) -> list[Answer]:
-    question = "gpt-oss-120b MXFP4, vLLM, 1xH100 SXM"
+    question = "gpt-oss-120b MXFP4, vLLM, 1×H100 SXM"
     return _sweep(question, gpus["H100-SXM"], 1, models["gpt-oss-120b"], "fp4", "vllm", GPT_OSS_TPOT_LIMITS_MS)
 
 
 def b200_against_h200(gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) -> list[Answer]:
-    """Llama-3.1-405B (TensorRT-LLM) on 8xH200 and on 8xB200, and DeepSeek-R1 (SGLang) on 8xB200 to set beside
+    """Llama-3.1-405B (TensorRT-LLM) on 8×H200 and on 8×B200, and DeepSeek-R1 (SGLang) on 8×B200 to set beside
     its H200 sweep: FP8 weights on both GPUs, so the ratio is the GPUs', not FP4's."""
     b200, h200 = gpus["B200"], gpus["H200"]
     llama, r1 = models["llama-3.1-405b"], models["deepseek-r1"]
     return [
         *_sweep(
-            f"Llama-3.1-405B FP8, TensorRT-LLM, 8x{h200.name}", h200, 8, llama, "fp8", "trtllm", COMPARED_LIMITS_MS
+            f"Llama-3.1-405B FP8, TensorRT-LLM, 8×{h200.name}", h200, 8, llama, "fp8", "trtllm", COMPARED_LIMITS_MS
         ),
         *_sweep(
-            f"Llama-3.1-405B FP8, TensorRT-LLM, 8x{b200.name}", b200, 8, llama, "fp8", "trtllm", COMPARED_LIMITS_MS
+            f"Llama-3.1-405B FP8, TensorRT-LLM, 8×{b200.name}", b200, 8, llama, "fp8", "trtllm", COMPARED_LIMITS_MS
         ),
-        *_sweep(f"DeepSeek-R1 FP8, SGLang, 8x{b200.name}", b200, 8, r1, "fp8", "sglang", COMPARED_LIMITS_MS),
+        *_sweep(f"DeepSeek-R1 FP8, SGLang, 8×{b200.name}", b200, 8, r1, "fp8", "sglang", COMPARED_LIMITS_MS),
     ]
 
 
@@ -207,7 +207,7 @@ def markdown(gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) -> str:
     rows = "\n".join("| " + " | ".join(_row(a)) + " |" for a in answers)
     r1_step = largest_step(sweep)
     notes = [
-        f"DeepSeek-R1 on 8xH200: the largest step in per-GPU throughput between neighbouring 10 ms TPOT limits is "
+        f"DeepSeek-R1 on 8×H200: the largest step in per-GPU throughput between neighbouring 10 ms TPOT limits is "
         f"{r1_step:.2f}x.",
         *_ratio_lines(answers),
         _datasheet_line(gpus["H200"], gpus["B200"]),

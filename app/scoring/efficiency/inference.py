@@ -58,7 +58,7 @@ class InferenceEfficiency:
     # Latency of one TP all-reduce over NVLink/xGMI (NCCL 6-11 us; llm-analysis 8 us; AIC 10 us).
     allreduce_alpha_nvlink_ms: float = 0.005
     # Extra latency of the inter-node phase when tensor parallel spans nodes (pochenai: IB alpha 30 us; the
-    # fit on SGLang TP16 over two 8xH100 nodes, the one such publication, reads far more: CUDA graphs off?).
+    # fit on SGLang TP16 over two 8×H100 nodes, the one such publication, reads far more: CUDA graphs off?).
     allreduce_alpha_fabric_ms: float = 0.147
     # Latency of one all-reduce over PCIe only (pochenai sanity range 50-200 us).
     allreduce_alpha_pcie_ms: float = 0.133
@@ -187,8 +187,8 @@ ENGINE_MAX_BATCH: dict[str, int] = {
 # max_num_tokens (BuildConfig / trtllm-build default 8192) and vLLM's max_num_batched_tokens (8192: V1's on GPUs of
 # 70 GiB or more, and what the validator gives V0-era rows; V1 on smaller GPUs is in engine_defaults). Under
 # continuous batching each step also prefills the prompts of the requests
-# arriving meanwhile (batch x input / output tokens), so the budget caps the running batch where prompts are long
-# and outputs short: TensorRT-LLM v0.14's 467-in / 16-out serving rows measured a 548 ms step on 4xH100 for
+# arriving meanwhile (batch × input / output tokens), so the budget caps the running batch where prompts are long
+# and outputs short: TensorRT-LLM v0.14's 467-in / 16-out serving rows measured a 548 ms step on 4×H100 for
 # Llama-3.1-70B; 271 running requests in full 8,192-token steps give 518 ms, where all 500 of the burst gave 946.
 # SGLang runs prompts as prefill batches of their own (chunked_prefill_size bounds each), so its decode batch
 # has no such cap; llama.cpp and HF generate batch statically.

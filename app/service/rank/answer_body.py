@@ -155,9 +155,9 @@ def cheaper_on_replicas(
         idle = f", {best.idle_gpus} GPU{'s' if best.idle_gpus != 1 else ''} idle" if best.idle_gpus else ""
     note = (
         f"{taking} {load} costs {usd_shown(best.usd_per_million_output_tokens, 3)} per million "
-        f"output tokens at best ({best.gpu_count}x{best.gpu_id}, TP{best.tensor_parallel}×"
+        f"output tokens at best ({best.gpu_count}×{best.gpu_id}, TP{best.tensor_parallel}×"
         f"PP{best.pipeline_parallel}{idle}), {times}× the {usd_shown(fleet_usd, 3)} of replicas sized "
-        f"to meet the limits ({fleet.gpu_count}x{fleet.gpu_id} each, {replicas}, "
+        f"to meet the limits ({fleet.gpu_count}×{fleet.gpu_id} each, {replicas}, "
         f"${fixed(fleet.usd_per_month_at_peak, 0)} a month; both $ per million are the bill over the tokens this load "
         "makes, where the peak ranking's $/M is each replica's at full load): rank the same load as a peak"
     )

@@ -14,6 +14,7 @@ from app.scoring.efficiency import inference as inference_efficiency
 from app.scoring.efficiency import training as training_efficiency
 from app.scoring.efficiency.band_table import BAND_MARGINS
 from app.scoring.efficiency.bands import UNKNOWN_BAND_WORDS
+from app.scoring.hardware.engine_support import ENGINE_NAMES
 from app.scoring.pricing import price_terms
 from app.scoring.specs import CatalogSnapshot
 from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
@@ -66,6 +67,11 @@ def methodology_payload(snapshot: CatalogSnapshot) -> dict[str, Any]:
         "unknown_band_words": UNKNOWN_BAND_WORDS,  # the floor of a band no validation row measures
         "roofline_example": roofline_example(snapshot.gpus, snapshot.models),
         "price_terms": terms_constants(),
+        # the engines whose MoE prefill pays moe_prefill_layer_ms and those compiled past it, as the estimate has them
+        "moe_prefill_engines": [
+            name for e, name in ENGINE_NAMES.items() if e not in inference_efficiency.COMPILED_ENGINES
+        ],
+        "compiled_prefill_engines": [ENGINE_NAMES[e] for e in inference_efficiency.COMPILED_ENGINES],
         "fp4_bf16_linear_share": training_efficiency.DEFAULT_TRAINING_EFFICIENCY.fp4_bf16_linear_share,
         "accuracy": summaries or None,
         # each metric's bands widen by this factor each way (app.calibration.held_out.bands.fit_margins)

@@ -145,7 +145,7 @@ def holding_limit_words(
     if ttft_share >= tpot_share:
         return f"held by the {significant(w.ttft_ms)} ms p99 TTFT limit"
     share = f"{percent(tpot_target_share)} of the {significant(w.tpot_ms)} ms p99 limit"
-    return f"held by the TPOT limit (mean {significant(target_ms, 3)} ms: {share})"
+    return f"held by the TPOT limit (mean at most {significant(target_ms, 3)} ms: {share})"
 
 
 def one_replica_load(workload: InferenceWorkload) -> bool:

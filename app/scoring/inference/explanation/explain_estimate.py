@@ -113,7 +113,7 @@ def explain(solved: Solution) -> InferenceEstimate:
     return InferenceEstimate(
         feasible=True,
         reason_words=light_load_reason(s)
-        or f"fits: {_load_words(s)} of max {s.max_batch} on {s.tensor_parallel * s.pipeline_parallel}x{s.gpu.name}"
+        or f"fits: {_load_words(s)} of max {s.max_batch} on {s.tensor_parallel * s.pipeline_parallel}×{s.gpu.name}"
         + _held_by(s, held, ttft_p99, multiples),
         gpu_id=s.gpu.id,
         gpu_count=s.gpu_count,

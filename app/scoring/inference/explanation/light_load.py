@@ -43,7 +43,7 @@ def light_load_reason(s: Solution) -> str:
         return ""
     return (
         f"fits below one request in flight: {significant(_light_load_rate(s), 3)} requests/s ({_in_flight(s)} in "
-        f"flight on average) meet the limits on {s.tensor_parallel * s.pipeline_parallel}x{s.gpu.name}; one always in "
+        f"flight on average) meet the limits on {s.tensor_parallel * s.pipeline_parallel}×{s.gpu.name}; one always in "
         "flight misses them"
     )
 
