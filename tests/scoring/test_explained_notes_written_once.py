@@ -73,3 +73,30 @@ def test_limits_at_risk_are_written_when_read() -> None:
         assert est.limits_at_risk == words and est.limits_at_risk is est.limits_at_risk
         at_risk += bool(words)
     assert at_risk >= 1
+
+
+def test_fits_words_are_written_when_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A feasible estimate's reason ('fits: batch N of max M on ...', a light load's words) is written when first read
+    (found by speed28): a ranking's row keys and refused rows no longer read every slot's, and an answer shows few."""
+    written: list[Solution] = []
+    write = explain_estimate._fits_words
+
+    def counting(s: Solution, *rest):  # type: ignore[no-untyped-def]
+        written.append(s)
+        return write(s, *rest)
+
+    monkeypatch.setattr(explain_estimate, "_fits_words", counting)
+    checked = 0
+    for question, gpu_id, count in itertools.product(QUESTIONS, ("H100-SXM", "H200", "MI300X"), (1, 8)):
+        workload = InferenceWorkload.model_validate(question)
+        solved = solve_inference(GPUS[gpu_id], count, MODELS[workload.model], workload)
+        if not isinstance(solved, Solution):
+            continue
+        est = explain(solved)
+        assert isinstance(est.reason_words, WrittenOnce) and written == []
+        reason = est.reason
+        assert written == [solved] and est.reason is reason
+        assert reason.startswith(("fits: ", "fits below one request in flight"))
+        written.clear()
+        checked += 1
+    assert checked > 12

@@ -4,10 +4,12 @@ catalog with every offer three times over and on a model most machines refuse (f
 
 import pytest
 
+from app.scoring.explain import WrittenOnce
 from app.scoring.inference.ranking.offer_order import infeasible_order, slot_runs
 from app.scoring.inference.ranking.pricing import ConfigurationPricing
 from app.scoring.inference.ranking.rank import cached_configuration
 from app.scoring.pricing.offers import offer_slots, snapshot_offers
+from app.scoring.records import replaced
 from app.scoring.workload import InferenceWorkload
 from benchmarks.bench_data import bench_snapshot
 
@@ -51,3 +53,39 @@ def test_refused_offers_are_the_first_of_each_key_in_offer_order(fields):
     refused = sum(len(runs.in_order[s]) for s, p in enumerate(by_slot) if not p.est.feasible)
     assert refused > len(expected)  # some offers repeat a key kept before them
     assert infeasible_order(offers, slot_of, by_slot, runs) == expected
+
+
+def _reading(est, slot, read):  # type: ignore[no-untyped-def]
+    """`est` with its reason written when read, noting `slot` in `read` then."""
+
+    def write() -> str:
+        read.add(slot)
+        return est.reason
+
+    return replaced(est, reason_words=WrittenOnce(write))
+
+
+def test_reasons_read_only_where_refused_slots_share_terms():
+    """A refused slot's reason is read only where another refused slot has offers of one of its (GPU, provider, price
+    type): elsewhere it tells no rows apart, and an answer that shows no refused row never writes it (a latency-limit
+    refusal's words time a search). The order is the walk's either way (found by speed28)."""
+    snapshot = bench_snapshot(1)
+    workload = InferenceWorkload.model_validate({"model": "llama-3.1-70b", "weight_dtype": "fp8", "input_len": 2000})
+    model = snapshot.models[workload.model]
+    offers = snapshot_offers(snapshot, workload)
+    slot_of, slots = offer_slots(snapshot, workload)
+    key = workload.model_dump_json()
+    read: set[int] = set()
+    by_slot = []
+    for slot, (gpu, machine) in enumerate(slots):
+        est = cached_configuration(snapshot.gpus[gpu], machine, model, workload, key, {}, {})
+        by_slot.append(ConfigurationPricing.of(_reading(est, slot, read), machine, workload))
+    runs = slot_runs(snapshot, workload)
+    terms_of = [{terms for terms, _ in pairs} for pairs in runs.first_by_terms]
+    for slot, others in enumerate(runs.terms_shared_with):
+        assert others == {o for o in range(len(slots)) if o != slot and terms_of[o] & terms_of[slot]}
+    refused = {s for s, p in enumerate(by_slot) if not p.est.feasible}
+    sharing = {s for s in refused if refused & runs.terms_shared_with[s]}
+    order = infeasible_order(offers, slot_of, by_slot, runs)
+    assert read == sharing and sharing and refused - sharing
+    assert order == _walk(offers, slot_of, by_slot, runs)

@@ -491,9 +491,12 @@ def _outclassed_by_count(workload: InferenceWorkload, billed: int, floor_per_bil
 
 def with_supply_limit(refusal: InferenceEstimate, machine: Machine, max_gpus: int) -> InferenceEstimate:
     """A machine on which no layout holds the model says where its own supply stops, when that (not Max GPUs per
-    replica) does: a 72-GPU NVL72 rack with no fabric between racks, an 8-GPU node with none between nodes."""
+    replica) does: a 72-GPU NVL72 rack with no fabric between racks, an 8-GPU node with none between nodes. The words
+    are written when first read, as the refusal's own: a ranking refuses many machines and shows few (speed28)."""
     limit = None if refusal.misses_limits else supply_limit_reason(machine, max_gpus)
-    return replaced(refusal, reason_words=f"{refusal.reason}; {limit}") if limit else refusal
+    if not limit:
+        return refusal
+    return replaced(refusal, reason_words=WrittenOnce(lambda: f"{refusal.reason}; {limit}"))
 
 
 def _lowest_p99(served: list[tuple[Solution, int]]) -> LowestP99:

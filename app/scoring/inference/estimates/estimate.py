@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import NamedTuple
 
 from app.scoring.efficiency.inference import DEFAULT_EFFICIENCY, DP_ATTENTION_ENGINES, InferenceEfficiency
@@ -220,14 +220,16 @@ def _solve(
                 _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, True, dp_floor, None, reads),
             ]
 
-            def resolve() -> object:  # data-parallel attention searched in full, for the note of a kept heads split
-                return _solve(gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, True, None, None, reads)
+            # data-parallel attention searched in full, for the note of a kept heads split
+            resolve = partial(
+                _solve, gpu, gpu_count, model, workload, tp, pp, efficiency, fabric_gbs, True, None, None, reads
+            )
 
             solved = [b for b in both if isinstance(b, Solution)]
             if any(isinstance(b, _Outclassed) for b in both):
                 # the layout keeps the way with more tokens/s: an outclassed way loses to a solved one that reaches
                 # the floor (so that one is kept, as below), and the layout is outclassed if none does
-                reaching = [b for b in solved if floor_per_gpu is None or _per_gpu(b) >= floor_per_gpu]
+                reaching = _reaching(solved, floor_per_gpu)
                 return _with_dp_tried(reaching[0], both[1], resolve) if reaching else _OUTCLASSED
             if solved:
                 return _with_dp_tried(max(solved, key=lambda b: b.point.tokens_per_s), both[1], resolve)
@@ -240,9 +242,8 @@ def _solve(
 
     engine = workload.engine
 
-    def memory() -> dict[str, float]:  # an infeasible estimate shows the footprint before any KV cache
-        return footprint_gb(gpu, model, wdt, kvdt, tp, pp, dp, engine)
-
+    # an infeasible estimate shows the footprint before any KV cache
+    memory: Callable[[], dict[str, float]] = partial(footprint_gb, gpu, model, wdt, kvdt, tp, pp, dp, engine)
     setup = _before_search(gpu, gpu_count, model, wdt, kvdt, engine, tp, pp, dp, fabric_gbs, workload.expert_parallel)
     if isinstance(setup, InferenceEstimate):  # refused before any search
         return setup
@@ -307,8 +308,8 @@ def _solve(
             if meets_limits(workload, eff, alone, multiples):  # below one request in flight the limits may hold
                 light = shared_search(light_load_point, ctx, eff, limits, beams, workload.prompt_p99_over_mean)
             if light is None:
-                reason = WrittenOnce(lambda: _misses_limits_words(workload, eff, point, alone, multiples))
-                needed = WrittenOnce(lambda: _limits_needed(workload, eff, point, multiples))
+                reason = WrittenOnce(partial(_misses_limits_words, workload, eff, point, alone, multiples))
+                needed = WrittenOnce(partial(_limits_needed, workload, eff, point, multiples))
                 return _infeasible(gpu, gpu_count, tp, pp, reason, memory, True, needed)
             return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, light, 1, max_batch, eff, light_load=True)
     else:
@@ -339,8 +340,7 @@ def _solve(
         batch = max(round(found.batch), 1)
         if found.backlog_per_s > 0:
             rate = workload.requests_per_s or 1.0
-            overloaded = found
-            reason = WrittenOnce(lambda: overload_reason(rate, overloaded))
+            reason = WrittenOnce(partial(overload_reason, rate, found))
             refusal = _infeasible(gpu, gpu_count, tp, pp, reason, memory, misses_limits=True)
             capacity = rate - found.backlog_per_s
             refusal = replace(refusal, attention_parallel="dp" if dp > 1 else "tp", keeps_up_with_per_s=capacity)
@@ -372,6 +372,12 @@ def _solve(
     else:
         point = found or operating_point(ctx, eff, batching, batch, *lengths)
     return Solution(gpu, gpu_count, model, workload, tp, pp, ctx, point, batch, max_batch, eff, job)
+
+
+def _reaching(solved: list[Solution], floor_per_gpu: float | None) -> list[Solution]:
+    """The solved ways that reach `floor_per_gpu` (all of them without one). A function of its own, as _solve's words
+    are partials: a closure in _solve made its arguments cells, set up on each of a ranking's ~150 solves (speed28)."""
+    return [b for b in solved if floor_per_gpu is None or _per_gpu(b) >= floor_per_gpu]
 
 
 def loses_on_tpot_unsearched(

@@ -18,6 +18,7 @@ engines (fixed-batch waves), other scenarios, speculative decoding and beam sear
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from app.scoring.efficiency.inference import InferenceEfficiency
 from app.scoring.inference.batching.loops import latency_bound_point
@@ -309,8 +310,8 @@ class _StepFloor:
 
     @classmethod
     def of(cls, ctx: InferenceContext, eff: InferenceEfficiency, input_len: float, output_len: float) -> _StepFloor:
-        rates = pass_rates(ctx, eff)
-        pp, tp = ctx.pipeline_parallel, ctx.tensor_parallel
+        fixed = shared_search(_context_floor, ctx, eff)  # what no length changes, once a context
+        rates, pp, tp = fixed.rates, ctx.pipeline_parallel, ctx.tensor_parallel
         attended = attended_tokens(input_len + output_len / 2, ctx.sliding_window, ctx.sliding_share)
         share = ctx.techniques.tokens_per_step / max(output_len, 1.0)
         tokens = 1.0 + share * input_len * ctx.techniques.uncached_share
@@ -324,34 +325,25 @@ class _StepFloor:
         score_flops += prefilling * prefill_attention_flops(ctx, share, input_len)
         score_ms = score_flops / (attention_ranks * pp) / rates.attention_rate
         kv_ms = ctx.kv_bytes_per_token_per_gpu * attended / rates.kv_bandwidth
-        # SGLang's data-parallel attention: a gather and a reduce-scatter of at least the pass's tokens (a decode
-        # pass's padded tokens are never fewer; a pass with prompts pays two all-reduces): the least either way
-        least = ctx.attention_dp > 1 and ctx.engine in GATHER_SCATTER_ENGINES
-        comm_fixed = pp * (allreduce_ms(ctx, eff, 0.0, 0.0 if least else None) + stage_send_ms(ctx, 0.0))
-        comm_per_token = (
-            pp * (allreduce_ms(ctx, eff, 1.0 / pp, 1.0 / pp if least else None) + stage_send_ms(ctx, 1.0 / pp))
-            - comm_fixed
-        )
-        power = eff.overlap_power if eff.overlap_power >= 1.0 else math.inf
-        weights_ms = pp * dense_weight_ms(ctx, rates)
-        experts_bytes_ms = 0.0
-        if ctx.expert_parallel <= 1:  # expert parallel reads its busiest group's experts: left out
-            experts_bytes_ms = pp * ctx.expert_weight_bytes_per_gpu / rates.expert_bandwidth
-        experts_least_ms = experts_bytes_ms * expert_coverage(ctx.experts_active_share, 0.0)
+        power, weights_ms = fixed.power, fixed.weights_ms
         return cls(
             weights_ms=weights_ms,
             dense_ms=dense_ms,
             attention_ms=_norm(kv_ms, score_ms, power),
-            per_request_ms=rates.sequence_host_ms + max(comm_per_token * tokens, 0.0),
-            fixed_ms=pp * (rates.step_host_ms + prefilling * rates.sequence_host_ms) + comm_fixed,
+            per_request_ms=rates.sequence_host_ms + max(fixed.comm_per_token_ms * tokens, 0.0),
+            fixed_ms=pp * (rates.step_host_ms + prefilling * rates.sequence_host_ms) + fixed.comm_fixed_ms,
             power=power,
             tokens_per_request=tokens,
             stages=pp,
             prompt_share=share,
-            experts_bytes_ms=experts_bytes_ms,
+            experts_bytes_ms=fixed.experts_bytes_ms,
             active_share=ctx.experts_active_share,
             moe_prefill_ms=pp * rates.moe_prefill_ms,
-            light_load_ms=weights_ms + pp * rates.step_host_ms + kv_ms + rates.sequence_host_ms + experts_least_ms,
+            light_load_ms=weights_ms
+            + pp * rates.step_host_ms
+            + kv_ms
+            + rates.sequence_host_ms
+            + fixed.experts_least_ms,
         )
 
     def convex_ms(self, batch: float) -> float:
@@ -374,6 +366,42 @@ class _StepFloor:
             stage_tokens = self.tokens_per_request * batch / self.stages
             experts = self.experts_bytes_ms * expert_coverage(self.active_share, stage_tokens)
         return experts + min(self.prompt_share * batch, 1.0) * self.moe_prefill_ms
+
+
+class _ContextFloor(NamedTuple):
+    """What _StepFloor.of reads of a context that no length changes (its rates, comm's intercept and per-token slope,
+    the norm's power, the weights' reads), worked out once a context and efficiency (_context_floor): a ranking
+    asks ~70 step floors of ~60 contexts at its own lengths, and the next ranking the same contexts at others (found by
+    speed28: ~half of each floor's ~13 us)."""
+
+    rates: PassRates
+    comm_fixed_ms: float
+    comm_per_token_ms: float
+    power: float
+    weights_ms: float
+    experts_bytes_ms: float
+    experts_least_ms: float
+
+
+def _context_floor(ctx: InferenceContext, eff: InferenceEfficiency) -> _ContextFloor:
+    """_ContextFloor of a context, by position: shared_search answers it once per equal context (the same floats in
+    the same order as _StepFloor.of worked them out)."""
+    rates = pass_rates(ctx, eff)
+    pp = ctx.pipeline_parallel
+    # SGLang's data-parallel attention: a gather and a reduce-scatter of at least the pass's tokens (a decode
+    # pass's padded tokens are never fewer; a pass with prompts pays two all-reduces): the least either way
+    least = ctx.attention_dp > 1 and ctx.engine in GATHER_SCATTER_ENGINES
+    comm_fixed = pp * (allreduce_ms(ctx, eff, 0.0, 0.0 if least else None) + stage_send_ms(ctx, 0.0))
+    comm_per_token = (
+        pp * (allreduce_ms(ctx, eff, 1.0 / pp, 1.0 / pp if least else None) + stage_send_ms(ctx, 1.0 / pp)) - comm_fixed
+    )
+    power = eff.overlap_power if eff.overlap_power >= 1.0 else math.inf
+    weights_ms = pp * dense_weight_ms(ctx, rates)
+    experts_bytes_ms = 0.0
+    if ctx.expert_parallel <= 1:  # expert parallel reads its busiest group's experts: left out
+        experts_bytes_ms = pp * ctx.expert_weight_bytes_per_gpu / rates.expert_bandwidth
+    experts_least_ms = experts_bytes_ms * expert_coverage(ctx.experts_active_share, 0.0)
+    return _ContextFloor(rates, comm_fixed, comm_per_token, power, weights_ms, experts_bytes_ms, experts_least_ms)
 
 
 def _norm(memory_ms: float, compute_ms: float, power: float) -> float:

@@ -4,6 +4,7 @@ notes (engine caps, queueing, layout, weak spots) an estimate shows."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 from app.scoring.efficiency.bands import FIXED_LOAD_SCENARIOS, band_ratio
 from app.scoring.explain import Band, LazyTerms, Term, WrittenOnce, batch_words, fixed, significant
@@ -91,6 +92,15 @@ def _held_by(s: Solution, held: tuple[str, str] | None, ttft_p99_ms: float, mult
     return "; " + holding_limit_words(s.workload, eff, ttft_p99_ms, s.point.tpot_ms, multiples)
 
 
+def _fits_words(s: Solution, held: tuple[str, str] | None, ttft_p99_ms: float, multiples: tuple[float, float]) -> str:
+    """The option's reason, written when first read (InferenceEstimate.reason): a ranking explains every (GPU, machine)
+    slot's kept layout and an answer shows few rows (found by speed28). `held`: _holding_cap."""
+    return light_load_reason(s) or (
+        f"fits: {_load_words(s)} of max {s.max_batch} on {s.tensor_parallel * s.pipeline_parallel}×{s.gpu.name}"
+        + _held_by(s, held, ttft_p99_ms, multiples)
+    )
+
+
 def _cap_note(held: tuple[str, str] | None) -> list[str]:
     """The detail of the engine cap holding the batch (`held`: _holding_cap), if one does."""
     return [held[1]] if held else []
@@ -112,9 +122,7 @@ def explain(solved: Solution) -> InferenceEstimate:
     held = _holding_cap(s)  # the reason's words and the assumption's detail: the engine caps read once
     return InferenceEstimate(
         feasible=True,
-        reason_words=light_load_reason(s)
-        or f"fits: {_load_words(s)} of max {s.max_batch} on {s.tensor_parallel * s.pipeline_parallel}×{s.gpu.name}"
-        + _held_by(s, held, ttft_p99, multiples),
+        reason_words=WrittenOnce(partial(_fits_words, s, held, ttft_p99, multiples)),
         gpu_id=s.gpu.id,
         gpu_count=s.gpu_count,
         tensor_parallel=s.tensor_parallel,

@@ -45,6 +45,9 @@ class SlotRuns(NamedTuple):
     # per slot, each (GPU, provider id, price type) of its offers with the first offer that has it, in offer order: a
     # refused slot's offers with equal terms are one row of infeasible_order, whichever of them it keeps
     first_by_terms: list[list[tuple[tuple[str, str, str], int]]]
+    # per slot, the other slots with offers of any of its (GPU, provider id, price type): a refused slot's reason tells
+    # its rows apart from theirs only (infeasible_order reads it where one of them is refused too)
+    terms_shared_with: list[frozenset[int]] = []
 
 
 SLOT_RUNS: MemoKind[SlotRuns] = MemoKind("slot_runs")  # slot_runs per filter key
@@ -65,7 +68,8 @@ def slot_runs(snapshot: CatalogSnapshot, filters: InferenceWorkload) -> SlotRuns
         sellers = [frozenset((offers[i].provider_id, offers[i].price_type) for i in run) for run in in_order]
         terms = [(o.gpu_id, o.provider_id, o.price_type) for o in offers]
         firsts = [_first_by_terms(run, terms) for run in in_order]
-        return SlotRuns(by_price, in_order, sellers, terms, *_billing_numbers(offers), firsts)
+        shared = _terms_shared_with(firsts)
+        return SlotRuns(by_price, in_order, sellers, terms, *_billing_numbers(offers), firsts, shared)
 
     return snapshot.memo.get(SLOT_RUNS, filter_key(filters), build)
 
@@ -76,6 +80,18 @@ def _first_by_terms(run: list[int], terms: list[tuple[str, str, str]]) -> list[t
     for index in run:
         first.setdefault(terms[index], index)
     return list(first.items())
+
+
+def _terms_shared_with(firsts: list[list[tuple[tuple[str, str, str], int]]]) -> list[frozenset[int]]:
+    """SlotRuns.terms_shared_with from each slot's first_by_terms."""
+    slots_of: dict[tuple[str, str, str], list[int]] = {}
+    for slot, pairs in enumerate(firsts):
+        for terms, _ in pairs:
+            slots_of.setdefault(terms, []).append(slot)
+    return [
+        frozenset(other for terms, _ in pairs for other in slots_of[terms] if other != slot)
+        for slot, pairs in enumerate(firsts)
+    ]
 
 
 def _billing_numbers(offers: list[Offer]) -> tuple[list[int], list[int]]:
@@ -172,12 +188,17 @@ def infeasible_order(
     slot's first offer with it can be kept (SlotRuns.first_by_terms, once a catalog and filter set); each key keeps
     the earliest of those over the slots, and the offers kept are sorted back into offer order: the offers a walk in
     offer order with a set of keys seen keeps, with a Python step per slot and terms, not per offer (~4,000-10,000
-    refused offers a ranking of 100x offers, a few dozen keys)."""
-    kept: dict[tuple[tuple[str, str, str], str], int] = {}
+    refused offers a ranking of 100x offers, a few dozen keys). A slot's reason is read only where another refused
+    slot has offers of its terms (SlotRuns.terms_shared_with), the one case it can tell rows apart: a refusal's words
+    are written when first read (a latency-limit refusal's time a search) and an answer shows few refused rows, often
+    none (found by speed28: the 70B ranking wrote 22 refusals' words, ~7% of its CPU under cProfile, and showed none).
+    Elsewhere the key holds no reason: its terms are the slot's alone among the refused."""
+    refused = [not p.est.feasible for p in by_slot]
+    kept: dict[tuple[tuple[str, str, str], str | None], int] = {}
     for s, p in enumerate(by_slot):
-        if p.est.feasible:
+        if not refused[s]:
             continue
-        reason = p.est.reason
+        reason = p.est.reason if any(refused[other] for other in runs.terms_shared_with[s]) else None
         for terms, index in runs.first_by_terms[s]:
             key = (terms, reason)
             if key not in kept or index < kept[key]:

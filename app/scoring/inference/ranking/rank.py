@@ -199,19 +199,28 @@ def rank_inference(workload: InferenceWorkload, snapshot: CatalogSnapshot, model
                     best[configuration] = leader
         return [priced(leader.row, leader.row == top) for leader in sorted(best.values())]
 
-    # Every offer of a slot has the same key: (GPU, the slot's GPU count, the slot's reason).
-    slot_keys = [RowKey(gpu_id, p.est.gpu_count, p.est.reason) for (gpu_id, _), p in zip(slots, by_slot, strict=True)]
+    # Every offer of a slot has the same key: (GPU, the slot's GPU count, the slot's reason), made when first asked
+    # (a refusal's reason is written when read, and an answer reads the keys of few rows: found by speed28).
+    slot_keys: dict[int, RowKey] = {}
+
+    def slot_key(slot: int) -> RowKey:
+        key = slot_keys.get(slot)
+        if key is None:
+            est = by_slot[slot].est
+            key = slot_keys[slot] = RowKey(slots[slot][0], est.gpu_count, est.reason)
+        return key
+
     feasible_count = len(order)
 
     def row_key(position: int) -> RowKey:
         index = order[position].offer_index if position < feasible_count else infeasible[position - feasible_count]
-        return slot_keys[slot_of[index]]
+        return slot_key(slot_of[index])
 
     def row_keys(positions: range) -> list[RowKey]:
         head = range(positions.start, min(positions.stop, feasible_count))
         tail = range(max(positions.start, feasible_count) - feasible_count, positions.stop - feasible_count)
-        feasible_keys = [slot_keys[slot_of[order[p].offer_index]] for p in head]
-        return feasible_keys + [slot_keys[slot_of[infeasible[p]]] for p in tail]
+        feasible_keys = [slot_key(slot_of[order[p].offer_index]) for p in head]
+        return feasible_keys + [slot_key(slot_of[infeasible[p]]) for p in tail]
 
     total = len(order) + len(infeasible)
     return InferenceRanking(
