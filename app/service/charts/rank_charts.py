@@ -20,6 +20,7 @@ from app.service.charts.rank_curves import ConfigCurve, CurveChart
 from app.service.charts.rank_points import CostScatter, FrontierChart, MemoryBars
 from app.service.charts.tables import ChartTable
 from app.service.operating_curves import row_curves
+from app.service.rank.plain import plain_row
 from app.service.rank.ranked_page import LEADING_CONFIGURATIONS
 
 CURVE_CONFIGS = 4
@@ -189,3 +190,18 @@ def _training_memory(memory: Sequence[dict[str, Any]], snapshot: CatalogSnapshot
     )
     numbers = rank_points.memory_bars(rows, [(k, k.replace("_", " ")) for k in keys], share)
     return RankChart(chart_id="memory", label=label, numbers=numbers)
+
+
+def chart_tables(
+    phase: str,
+    payload: dict[str, Any],
+    best_rows: Sequence[Any],
+    workload: InferenceWorkload | TrainingWorkload,
+    snapshot: CatalogSnapshot,
+    model: ModelSpec,
+) -> list[dict[str, Any]]:
+    """The rank API's `charts` (asked for): the results page's charts in numbers, of the leading configurations the
+    page draws (`best_rows`: the ranking's best option of each (GPU, count), best first)."""
+    leaders = [plain_row(option, False) for option in best_rows[:LEADING_CONFIGURATIONS]]
+    charts_for = inference_charts if phase == "inference" else training_charts
+    return [chart.table().model_dump() for chart in charts_for(payload, leaders, workload, snapshot, model)]  # type: ignore[arg-type]
