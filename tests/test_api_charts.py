@@ -104,3 +104,12 @@ def test_the_rank_cli_gives_the_apis_charts_with_charts_and_json(
 def test_the_rank_cli_refuses_charts_without_json(database: str, capsys: Any) -> None:
     assert cli(["rank", "inference", "--model", "llama-3.1-8b", "--charts"]) == 2
     assert "--charts" in capsys.readouterr().err
+
+
+def test_a_release_precision_rankings_curves_are_drawn_at_the_precision_ranked(client: TestClient) -> None:
+    """gpt-oss-120b without a weight_dtype ranks its MXFP4 release (1×H200 leads): its curves, solved at BF16, which
+    does not fit one H200, were missing from the page, its twin and so the API; solved as ranked, they are drawn."""
+    twin = client.get("/rank.json?phase=inference&model=gpt-oss-120b").json()
+    assert [chart["chart_id"] for chart in twin["charts"]] == ["cost-latency", "throughput-batch", "memory"]
+    api = client.post("/api/v1/rank/inference?charts=true&limit=5", json={"model": "gpt-oss-120b"}).json()
+    assert api["charts"] == twin["charts"]

@@ -12,6 +12,7 @@ from typing import Any
 from app.scoring.efficiency.training import USABLE_HBM_SHARE
 from app.scoring.inference.batching.curves import TpotLine
 from app.scoring.inference.ranking.options import RANK_METRIC_FIELDS
+from app.scoring.inference.ranking.release_precision import release_weights
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.training.run.limit_words import deadline_text
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
@@ -75,7 +76,9 @@ def config_curves(
     top: Sequence[dict[str, Any]], workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec
 ) -> tuple[list[ConfigCurve], TpotLine | None]:
     """Each configuration's operating curve as its ranking solved it (operating_curves.row_curves), priced at its
-    row's $ per million output tokens, and the TPOT line its answer is held to."""
+    row's $ per million output tokens, and the TPOT line its answer is held to. A workload without a weight_dtype is
+    solved at the release's, as it was ranked: solved at BF16, gpt-oss-120b's rows (MXFP4, 1×H200) drew no curve."""
+    workload, _ = release_weights(workload, model, snapshot.quality)
     solved, tpot = row_curves(top, workload, snapshot, model)
     curves = []
     for curve in solved:
