@@ -132,7 +132,7 @@ def cmd_disagg(args: argparse.Namespace) -> int:
         workload = InferenceWorkload.model_validate(values)
         traffic = Traffic.model_validate(flag_values(args, TRAFFIC_FLAGS))
         share = "/disagg?" + disagg.canonical_disagg_query(workload, traffic)
-        body = disagg.disagg_payload(workload, traffic, load_snapshot(), share)
+        body = disagg.disagg_payload(workload, traffic, load_snapshot(), share, charts=args.json)
     except ValidationError as exc:
         return print_flag_errors(exc, typed=values)
     except disagg.PlanFieldError as exc:

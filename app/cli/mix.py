@@ -122,7 +122,7 @@ def cmd_mix(args: argparse.Namespace) -> int:
         share = "/mix?" + mix.canonical_mix_query(question)
         snapshot = load_snapshot()
         with native_stdout_silenced():
-            body = mix.mix_payload(question, snapshot, share)
+            body = mix.mix_payload(question, snapshot, share, charts=args.json)
     except ValidationError as exc:
         wrong = mix.question_errors(exc)
         for name, message in wrong.items():  # `--mix: bucket 2, input_len: ...`

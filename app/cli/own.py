@@ -82,7 +82,7 @@ def cmd_own(args: argparse.Namespace) -> int:
         question = OwnershipQuestion.model_validate(values)
         question = ownership.with_catalog_gpu(question, snapshot)
         share = "/own?" + ownership.canonical_own_query(question)
-        body = ownership.own_payload(question, snapshot, share)
+        body = ownership.own_payload(question, snapshot, share, charts=args.json)
     except ValidationError as exc:
         return print_flag_errors(exc, typed=values, kind="own")
     except ownership.MissingInput as exc:

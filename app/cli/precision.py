@@ -129,7 +129,7 @@ def cmd_precision(args: argparse.Namespace) -> int:
     try:
         workload = InferenceWorkload.model_validate(values)
         share = "/precision?" + precision.canonical_precision_query(workload)
-        body = precision.precision_payload(workload, load_snapshot(), share)
+        body = precision.precision_payload(workload, load_snapshot(), share, charts=args.json)
     except ValidationError as exc:
         return print_flag_errors(exc, typed=values)
     except precision.PlanFieldError as exc:

@@ -37,6 +37,9 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if sort_error := rank_sort.sort_error(args.phase, sort):
         print(f"--sort: {sort_error}", file=sys.stderr)
         refused.add("sort")
+    if args.charts and not args.json:  # the table has no place for them
+        print("--charts: the charts' numbers come with the JSON: add --json", file=sys.stderr)
+        refused.add("charts")
     kind: QuestionKind = "serving" if args.phase == "inference" else "training"
     if (status := also_refused(values, WORKLOADS[args.phase], refused, kind)) is not None:
         return status
@@ -44,7 +47,15 @@ def cmd_rank(args: argparse.Namespace) -> int:
         workload = WORKLOADS[args.phase].model_validate(values)
         snapshot, share = load_snapshot(), "/?" + canonical_query(args.phase, workload)
         json_limit = args.limit if args.json else None  # the table reads every option (counts, reasons)
-        payload = ranking.rank_payload(args.phase, workload, snapshot, share, json_limit, sort=sort)  # type: ignore[arg-type]
+        payload = ranking.rank_payload(
+            args.phase,
+            workload,  # type: ignore[arg-type]
+            snapshot,
+            share,
+            json_limit,
+            sort=sort,
+            charts=args.charts,
+        )
     except ValidationError as exc:
         return print_flag_errors(exc, typed=values, kind=kind)
     except UnknownId as exc:
@@ -128,4 +139,9 @@ def add_rank_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
             "largest first), each keeping its rank; --json gives them in that order too, as the API's `sort`",
         )
         parser.add_argument("--json", action="store_true", help="print the rank API's JSON")
+        parser.add_argument(
+            "--charts",
+            action="store_true",
+            help="with --json: add the results page's charts in numbers (`charts`), as the API's ?charts=true",
+        )
         parser.set_defaults(func=cmd_rank)

@@ -33,6 +33,7 @@ from app.scoring.serving.plans.options import ServingOption, fleet_spare_words, 
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
+from app.service.charts import disagg_cost
 from app.service.plan import PlanFieldError, served_model
 from app.service.query.plan import TRAIN_PREFIX, PlanQuery, canonical_plan_query, parse_plan, serving_query_fields
 from app.service.rank.answer_body import left_out_notes, weights_body
@@ -222,16 +223,17 @@ def _borrowed_bands(workload: InferenceWorkload) -> dict[str, str]:
 
 
 def disagg_payload(
-    workload: InferenceWorkload, traffic: Traffic, snapshot: CatalogSnapshot, share_url: str
+    workload: InferenceWorkload, traffic: Traffic, snapshot: CatalogSnapshot, share_url: str, charts: bool = True
 ) -> dict[str, Any]:
-    """POST /api/v1/disagg's body (raises PlanFieldError for an unknown model)."""
+    """POST /api/v1/disagg's body (raises PlanFieldError for an unknown model), with the /disagg page's chart in
+    numbers (`charts`, empty where no layout serves) unless `charts` is false (the page adds them as it draws)."""
     # a one-token output's only token comes from the prefill pass: there is nothing to decode apart
     one_token = {"workload.output_len": ONE_TOKEN_OUTPUT} if workload.output_len < 2 else {}
     model = served_model(workload, snapshot, "workload.", one_token)
     workload, weights = release_weights(workload, model, snapshot.quality)
     comparison = compare(workload, traffic, snapshot, model)
     answer = verdict(comparison, model, workload)
-    return plain(
+    payload: dict[str, Any] = plain(
         {
             "workload": workload.model_dump(mode="json", exclude_none=True),
             "traffic": {
@@ -264,6 +266,9 @@ def disagg_payload(
             "share_url": share_url,
         }
     )
+    if charts:
+        payload["charts"] = disagg_cost.chart_tables(payload)
+    return payload
 
 
 __all__ = ["PlanFieldError", "canonical_disagg_query", "disagg_payload", "parse_disagg"]

@@ -24,6 +24,7 @@ from app.scoring.serving.mix.spread import RowSpread
 from app.scoring.serving.traffic.week import Traffic
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload
+from app.service.charts import mix_cost
 from app.service.mix_context import beyond_context_message, typed_mix_beyond_context
 from app.service.plan import PlanFieldError, resolve_model
 from app.service.query.canonical import EXPLICIT_FIELDS
@@ -222,8 +223,11 @@ def mix_body(plan: MixPlan) -> dict[str, Any]:
     }
 
 
-def mix_payload(question: MixQuestion, snapshot: CatalogSnapshot, share_url: str) -> dict[str, Any]:
-    """POST /api/v1/mix's body (raises PlanFieldError for an unknown model)."""
+def mix_payload(
+    question: MixQuestion, snapshot: CatalogSnapshot, share_url: str, charts: bool = True
+) -> dict[str, Any]:
+    """POST /api/v1/mix's body (raises PlanFieldError for an unknown model), with the /mix page's chart in numbers
+    (`charts`) unless `charts` is false (the page, which draws the chart, adds them from the same computation)."""
     for bucket in question.buckets():  # every bucket's requests must fit the model's context, not only the first's
         try:
             model = resolve_model(question.workload(bucket), snapshot)
@@ -237,7 +241,7 @@ def mix_payload(question: MixQuestion, snapshot: CatalogSnapshot, share_url: str
     question, weights = _release_weights(question, model, snapshot)
     plan = plan_mix(question, snapshot, model)
     body = mix_body(plan)
-    return {
+    payload = {
         "question": {
             **question.model_dump(mode="json"),
             "mix_text": question.distribution_text,
@@ -252,6 +256,9 @@ def mix_payload(question: MixQuestion, snapshot: CatalogSnapshot, share_url: str
         "catalog_version": snapshot.version,
         "share_url": share_url,
     }
+    if charts:
+        payload["charts"] = mix_cost.chart_tables(payload)
+    return payload
 
 
 def _release_weights(question: MixQuestion, model: ModelSpec, snapshot: CatalogSnapshot) -> tuple[MixQuestion, Weights]:

@@ -29,6 +29,7 @@ from app.scoring.serving.ownership.tco_defaults import (
 from app.scoring.serving.ownership.tco_rows import WORST_CASE_POWER
 from app.scoring.specs import CatalogSnapshot
 from app.service.catalog_ids import catalog_id, unknown_one_message
+from app.service.charts import own_cost
 from app.service.query.fields import query_fields
 from app.service.query.phase import QuestionKind
 from app.service.query.values import format_value, non_default_fields, query_shape_errors, read_numbers
@@ -170,8 +171,11 @@ def _idle_gpus_note(question: OwnershipQuestion, servers: int) -> list[str]:
     ]
 
 
-def own_payload(question: OwnershipQuestion, snapshot: CatalogSnapshot, share_url: str) -> dict[str, Any]:
-    """POST /api/v1/own's body (raises MissingInput naming the field without a sourced default)."""
+def own_payload(
+    question: OwnershipQuestion, snapshot: CatalogSnapshot, share_url: str, charts: bool = True
+) -> dict[str, Any]:
+    """POST /api/v1/own's body (raises MissingInput naming the field without a sourced default), with the /own
+    page's chart in numbers (`charts`) unless `charts` is false (the page, which draws it, adds them itself)."""
     _check_gpu(question, snapshot)
     resolved = resolve_inputs(question, snapshot)
     ownership = compare_ownership(ownership_inputs(question, resolved))
@@ -194,7 +198,7 @@ def own_payload(question: OwnershipQuestion, snapshot: CatalogSnapshot, share_ur
             f"The purchase pays back after {fixed(ownership.break_even_months, 1)} months, beyond the "
             f"{significant(life_months)}-month depreciation life."
         )
-    return {
+    payload = {
         "question": question.model_dump(mode="json"),
         "gpu_name": snapshot.gpus[question.gpu].name,
         "servers": ownership.inputs.servers,
@@ -223,6 +227,9 @@ def own_payload(question: OwnershipQuestion, snapshot: CatalogSnapshot, share_ur
         "catalog_version": snapshot.version,
         "share_url": share_url,
     }
+    if charts:
+        payload["charts"] = own_cost.chart_tables(payload)
+    return payload
 
 
 __all__ = [

@@ -14,6 +14,7 @@ from app.scoring.inference.ranking.precision import PrecisionRow, compare_precis
 from app.scoring.inference.ranking.release_precision import stated_baseline
 from app.scoring.specs import CatalogSnapshot
 from app.scoring.workload import InferenceWorkload
+from app.service.charts import precision_cost
 from app.service.plan import PlanFieldError, resolve_model
 from app.service.query.canonical import canonical_pairs, canonical_query
 from app.service.query.custom_model import ARCH_PREFIX, RAW_MODEL_FIELDS
@@ -123,11 +124,14 @@ def _row(row: PrecisionRow, rank_by: str) -> dict[str, Any]:
     )
 
 
-def precision_payload(workload: InferenceWorkload, snapshot: CatalogSnapshot, share_url: str) -> dict[str, Any]:
-    """POST /api/v1/precision's body (raises PlanFieldError for an unknown model)."""
+def precision_payload(
+    workload: InferenceWorkload, snapshot: CatalogSnapshot, share_url: str, charts: bool = True
+) -> dict[str, Any]:
+    """POST /api/v1/precision's body (raises PlanFieldError for an unknown model), with the /precision page's chart
+    in numbers (`charts`) unless `charts` is false (the page, which draws it, adds them itself)."""
     model = resolve_model(workload, snapshot)
     comparison = compare_precisions(workload, snapshot, model)
-    return {
+    payload = {
         "workload": workload.model_dump(mode="json", exclude_none=True, exclude=set(IGNORED)),
         "model": {"id": model.id, "name": model.name, "params_b": model.params_b},
         "rank_by": comparison.rank_by,
@@ -141,6 +145,9 @@ def precision_payload(workload: InferenceWorkload, snapshot: CatalogSnapshot, sh
         "catalog_version": snapshot.version,
         "share_url": share_url,
     }
+    if charts:
+        payload["charts"] = precision_cost.chart_tables(payload)
+    return payload
 
 
 __all__ = ["PlanFieldError", "canonical_precision_query", "parse_precision", "precision_payload"]

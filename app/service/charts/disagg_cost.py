@@ -53,3 +53,9 @@ def cost_by_layout(payload: dict[str, Any]) -> BarChart:
     for role in ROLES:
         series.append(BarSeries(name=f"{role} pool", y=labels, x=pad + [p[role]["monthly_usd"] for p in plans]))
     return BarChart(chart_id=CHART_ID, label=CHART_LABEL, categories=labels, series=series, value_title=VALUE_TITLE)
+
+
+def chart_tables(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """POST /api/v1/disagg's `charts`: the /disagg page's chart in numbers, as /disagg.json gives them (none where
+    no layout serves)."""
+    return [cost_by_layout(payload).table().model_dump()] if has_chart(payload) else []

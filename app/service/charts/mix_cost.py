@@ -35,3 +35,8 @@ def cost_by_offer(payload: dict[str, Any]) -> BarChart:
             )
         )
     return BarChart(chart_id=CHART_ID, label=CHART_LABEL, categories=names, series=series, value_title=VALUE_TITLE)
+
+
+def chart_tables(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """POST /api/v1/mix's `charts`: the /mix page's chart in numbers, as /mix.json gives them."""
+    return [cost_by_offer(payload).table().model_dump()]

@@ -55,3 +55,8 @@ def cumulative_cost(payload: dict[str, Any]) -> OwnRentChart:
         )
         series.append(even)
     return OwnRentChart(series=series, depreciation_months=payload["depreciation_months"])
+
+
+def chart_tables(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """POST /api/v1/own's `charts`: the /own page's chart in numbers, as /own.json gives them."""
+    return [cumulative_cost(payload).table().model_dump()]

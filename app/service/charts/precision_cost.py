@@ -30,3 +30,8 @@ def cost_by_precision(payload: dict[str, Any]) -> BarChart:
     unit = payload["ranked_unit"]
     label = f"Cheapest {unit} at each precision (bars); hover for the option and its latency"
     return BarChart(chart_id=CHART_ID, label=label, categories=labels, series=[series], value_title=unit)
+
+
+def chart_tables(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """POST /api/v1/precision's `charts`: the /precision page's chart in numbers, as /precision.json gives them."""
+    return [cost_by_precision(payload).table().model_dump()]

@@ -12,6 +12,7 @@ from typing import Any
 from app.scoring.efficiency.training import USABLE_HBM_SHARE
 from app.scoring.inference.batching.curves import TpotLine
 from app.scoring.inference.ranking.options import RANK_METRIC_FIELDS
+from app.scoring.inference.ranking.release_precision import release_weights
 from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.training.run.limit_words import deadline_text
 from app.scoring.workload import InferenceWorkload, TrainingWorkload
@@ -20,6 +21,7 @@ from app.service.charts.rank_curves import ConfigCurve, CurveChart
 from app.service.charts.rank_points import CostScatter, FrontierChart, MemoryBars
 from app.service.charts.tables import ChartTable
 from app.service.operating_curves import row_curves
+from app.service.rank.plain import plain_row
 from app.service.rank.ranked_page import LEADING_CONFIGURATIONS
 
 CURVE_CONFIGS = 4
@@ -74,7 +76,9 @@ def config_curves(
     top: Sequence[dict[str, Any]], workload: InferenceWorkload, snapshot: CatalogSnapshot, model: ModelSpec
 ) -> tuple[list[ConfigCurve], TpotLine | None]:
     """Each configuration's operating curve as its ranking solved it (operating_curves.row_curves), priced at its
-    row's $ per million output tokens, and the TPOT line its answer is held to."""
+    row's $ per million output tokens, and the TPOT line its answer is held to. A workload without a weight_dtype is
+    solved at the release's, as it was ranked: solved at BF16, gpt-oss-120b's rows (MXFP4, 1×H200) drew no curve."""
+    workload, _ = release_weights(workload, model, snapshot.quality)
     solved, tpot = row_curves(top, workload, snapshot, model)
     curves = []
     for curve in solved:
@@ -189,3 +193,18 @@ def _training_memory(memory: Sequence[dict[str, Any]], snapshot: CatalogSnapshot
     )
     numbers = rank_points.memory_bars(rows, [(k, k.replace("_", " ")) for k in keys], share)
     return RankChart(chart_id="memory", label=label, numbers=numbers)
+
+
+def chart_tables(
+    phase: str,
+    payload: dict[str, Any],
+    best_rows: Sequence[Any],
+    workload: InferenceWorkload | TrainingWorkload,
+    snapshot: CatalogSnapshot,
+    model: ModelSpec,
+) -> list[dict[str, Any]]:
+    """The rank API's `charts` (asked for): the results page's charts in numbers, of the leading configurations the
+    page draws (`best_rows`: the ranking's best option of each (GPU, count), best first)."""
+    leaders = [plain_row(option, False) for option in best_rows[:LEADING_CONFIGURATIONS]]
+    charts_for = inference_charts if phase == "inference" else training_charts
+    return [chart.table().model_dump() for chart in charts_for(payload, leaders, workload, snapshot, model)]  # type: ignore[arg-type]

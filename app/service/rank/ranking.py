@@ -53,11 +53,13 @@ def rank_payload(
     limit: int | None = None,
     include_terms: bool = True,
     sort: str | None = None,
+    charts: bool = False,
 ) -> dict[str, Any]:
     """The rank API's response body: {workload, model, options (best first), share_url, ...}, each option with
     its `rank` (1 = best; in ranked order, its position). With a `sort` (rank_sort), the feasible options come in
     that column's order, then the infeasible ones, each keeping its rank, and the body says `sort`: what a sorted
-    results page shows, as its twins give it."""
+    results page shows, as its twins give it. With `charts`, the results page's charts in numbers (`charts`), of its
+    leading configurations whatever the limit or sort: asked for only, as they add time to every call."""
     model, ranking, workload, weights = rank(phase, workload, snapshot)
     positions = view_positions(phase, ranking, sort, len(ranking.options))
     if limit is not None:
@@ -68,6 +70,10 @@ def rank_payload(
     body = answer_body(phase, workload, snapshot, model, ranking, ranked_rows, share_url, weights)
     if not rank_sort.is_ranked_order(sort):
         body["sort"] = sort
+    if charts:
+        from app.service.charts.rank_charts import chart_tables  # it reads ranked_page, which reads this module
+
+        body["charts"] = chart_tables(phase, body, ranking.leaders(), workload, snapshot, model)
     return body
 
 

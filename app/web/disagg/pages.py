@@ -37,7 +37,7 @@ def _with_chart(payload: dict[str, Any]) -> Markup | None:
 
 def _payload(query: PlanQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
     assert query.workload is not None and query.traffic is not None
-    return disagg.disagg_payload(query.workload, query.traffic, snapshot, f"/disagg?{query.canonical}")
+    return disagg.disagg_payload(query.workload, query.traffic, snapshot, f"/disagg?{query.canonical}", charts=False)
 
 
 def _form(query: PlanQuery | None) -> dict[str, Any]:

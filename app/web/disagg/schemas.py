@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.scoring.serving.disaggregated.close_call import CLOSE_CALL_RULE
 from app.scoring.serving.traffic.week import TRAFFIC_DESCRIPTION, Traffic
 from app.scoring.workload import InferenceWorkload
+from app.service.charts.tables import ChartTable
 from app.web.json_api.report_schemas import (
     CATALOG_VERSION,
     SPARE_AT_PEAK,
@@ -270,3 +271,9 @@ class DisaggResponse(BaseModel):
     notes: list[str] = Field(description="what a reader must know about this answer, in sentences")
     catalog_version: str = Field(description=CATALOG_VERSION)
     share_url: str = Field(description="the disagg page of this question")
+    charts: list[ChartTable] = Field(
+        description="the /disagg page's chart in numbers: a row per layout (aggregated, then each disaggregated "
+        "plan), columns aggregated, prefill pool and decode pool in $ per month (autoscaled), null where a bar has "
+        "none; empty where no layout serves; "
+        "the same numbers, unrounded, as the page's table under the chart and its JSON twin's `charts`"
+    )

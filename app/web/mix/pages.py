@@ -33,7 +33,7 @@ def _with_chart(payload: dict[str, Any]) -> Markup:
 
 def _payload(query: mix.MixQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
     assert query.question is not None
-    return mix.mix_payload(query.question, snapshot, f"/mix?{query.canonical}")
+    return mix.mix_payload(query.question, snapshot, f"/mix?{query.canonical}", charts=False)
 
 
 def _form(query: mix.MixQuery | None) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from app.scoring.serving.mix.question import MixQuestion
+from app.service.charts.tables import ChartTable
 from app.web.json_api.report_schemas import (
     CATALOG_VERSION,
     SPARE_AT_PEAK,
@@ -179,3 +180,9 @@ class MixResponse(BaseModel):
     shapes: list[ShapeOut] = Field(description="the named shapes and their sources")
     catalog_version: str = Field(description=CATALOG_VERSION)
     share_url: str = Field(description="the mix page of this question")
+    charts: list[ChartTable] = Field(
+        description="the /mix page's chart in numbers: a row per fleet (the cheapest mix, then the cheapest "
+        "single-type fleets), a column per offer, each cell that offer's $ per month in the fleet (0 where it has "
+        "none); "
+        "the same numbers, unrounded, as the page's table under the chart and its JSON twin's `charts`"
+    )

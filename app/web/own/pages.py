@@ -30,7 +30,7 @@ def _with_chart(payload: dict[str, Any]) -> Markup:
 
 def _payload(query: ownership.OwnQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
     assert query.question is not None
-    return ownership.own_payload(query.question, snapshot, f"/own?{query.canonical}")
+    return ownership.own_payload(query.question, snapshot, f"/own?{query.canonical}", charts=False)
 
 
 def _context(query: ownership.OwnQuery, snapshot: CatalogSnapshot, asked: bool) -> dict[str, Any]:

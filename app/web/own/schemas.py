@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from app.scoring.serving.ownership.question import OwnershipQuestion
+from app.service.charts.tables import ChartTable
 from app.web.json_api.report_schemas import CATALOG_VERSION, TermOut
 
 
@@ -50,3 +51,8 @@ class OwnResponse(BaseModel):
     notes: list[str] = Field(description="what a reader must know about this answer, in sentences")
     catalog_version: str = Field(description=CATALOG_VERSION)
     share_url: str = Field(description="the own page of this question")
+    charts: list[ChartTable] = Field(
+        description="the /own page's chart in numbers: (series, months, $ spent so far) rows for owning, for renting "
+        "at the utilisation and, where there is one, the break-even; "
+        "the same numbers, unrounded, as the page's table under the chart and its JSON twin's `charts`"
+    )

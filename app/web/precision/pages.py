@@ -32,7 +32,7 @@ def _with_chart(payload: dict[str, Any]) -> Markup:
 
 def _payload(query: ParsedQuery, snapshot: CatalogSnapshot) -> dict[str, Any]:
     assert isinstance(query.workload, InferenceWorkload)
-    return precision.precision_payload(query.workload, snapshot, f"/precision?{query.canonical}")
+    return precision.precision_payload(query.workload, snapshot, f"/precision?{query.canonical}", charts=False)
 
 
 def _context(query: ParsedQuery | None, snapshot: CatalogSnapshot) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
+from app.service.charts.tables import ChartTable
 from app.web.json_api.report_schemas import CATALOG_VERSION, MeanLatencyOut, ModelRef, P99LatencyOut
 from app.web.rank.option_schemas import COST_BASIS
 from app.web.rank.schemas import WORKLOAD
@@ -133,3 +134,8 @@ class PrecisionResponse(BaseModel):
     notes: list[str] = Field(description="what a reader must know about this answer, in sentences")
     catalog_version: str = Field(description=CATALOG_VERSION)
     share_url: str = Field(description="the precision page of this question")
+    charts: list[ChartTable] = Field(
+        description="the /precision page's chart in numbers: a row per precision with a feasible option, its best "
+        "option's ranked cost in `ranked_unit` (the column's title); "
+        "the same numbers, unrounded, as the page's table under the chart and its JSON twin's `charts`"
+    )

@@ -28,6 +28,14 @@ router = APIRouter(
 
 LimitQuery = Annotated[int | None, AS_TYPED, Query(ge=1, le=1000, description="return only the best N options")]
 TermsQuery = Annotated[bool, Query(description="include each option's explanation terms")]
+ChartsQuery = Annotated[
+    bool,
+    Query(
+        description="include `charts`: the results page's charts in numbers, as /rank.json gives them (its leading "
+        "configurations, whatever the limit or sort); off by default, as they add time to every call (each leading "
+        "configuration's operating curve is solved again)"
+    ),
+]
 SortQuery = Annotated[
     str | None,
     Query(
@@ -83,6 +91,7 @@ def _rank(
     limit: int | None,
     terms: bool,
     sort: str | None = None,
+    charts: bool = False,
 ) -> dict[str, Any]:
     if problem := rank_sort.sort_error(phase, sort):
         raise HTTPException(status_code=422, detail=field_entries({"sort": problem}))
@@ -90,7 +99,7 @@ def _rank(
     question = canonical_query(phase, workload)  # type: ignore[arg-type]
     share_url = "/?" + with_view(question, ResultsView(sort=sort))
     try:
-        return ranking.rank_payload(phase, workload, snapshot, share_url, limit, terms, sort)
+        return ranking.rank_payload(phase, workload, snapshot, share_url, limit, terms, sort, charts)
     except UnknownId as exc:
         raise unprocessable(exc) from None
 
@@ -108,9 +117,10 @@ def rank_inference(
     limit: LimitQuery = None,
     terms: TermsQuery = True,
     sort: SortQuery = None,
+    charts: ChartsQuery = False,
 ) -> OrjsonResponse:
     """Every matching offer ranked by $ per million output tokens at the latency targets."""
-    return OrjsonResponse(_rank("inference", workload, snapshot, limit, terms, sort))
+    return OrjsonResponse(_rank("inference", workload, snapshot, limit, terms, sort, charts))
 
 
 @router.post(
@@ -125,10 +135,11 @@ def rank_training(
     limit: LimitQuery = None,
     terms: TermsQuery = True,
     sort: SortQuery = None,
+    charts: ChartsQuery = False,
 ) -> OrjsonResponse:
     """Every matching offer ranked by what the run bills (`total_usd`: minimum terms and spot's lost work included),
     cheapest first among runs within the deadline and budget, with $ per optimizer step and the run time."""
-    return OrjsonResponse(_rank("training", workload, snapshot, limit, terms, sort))
+    return OrjsonResponse(_rank("training", workload, snapshot, limit, terms, sort, charts))
 
 
 @router.post(

@@ -61,8 +61,9 @@ CARD_LEFT_OUT = (
 )
 CARDS = "present only on /compare.json: one card per GPU the question names, as /compare shows them side by side"
 CHARTS = (
-    "present only on the results pages' twins (/rank.json, /compare.json): each chart the page draws, as the numbers "
-    "of its no-JavaScript table (unrounded), for the same leading configurations"
+    "present on the results pages' twins (/rank.json, /compare.json), and on the rank API only when asked for "
+    "(`?charts=true`; `gpumatch rank … --charts --json`): each chart the page draws, as the numbers of its "
+    "no-JavaScript table (unrounded), axes' units in the column titles, for the same leading configurations"
 )
 
 
