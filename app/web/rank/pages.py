@@ -8,7 +8,6 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.scoring.specs import CatalogSnapshot
-from app.service.charts import rank_charts
 from app.service.query.catalog_spelling import in_catalog_spelling
 from app.service.query.phase import PHASES, Phase, asks_a_question
 from app.service.query.plan import plan_link, training_plan_link
@@ -187,26 +186,15 @@ def _payload_or_errors(parsed: ParsedQuery, snapshot: CatalogSnapshot, path: str
             assert parsed.workload is not None
             sort = parsed.view.sort
             share_url = f"{path}?{with_view(parsed.question, ResultsView(sort=sort))}"  # the rank API's, sort kept
-            payload = ranking.rank_payload(parsed.phase, parsed.workload, snapshot, share_url, sort=sort)
+            # the JSON twin's charts, as the rank API's ?charts=true; the CSV's rows have no place for them
+            payload = ranking.rank_payload(parsed.phase, parsed.workload, snapshot, share_url, sort=sort, charts=charts)
             if path == "/compare":  # the cards the page shows above the ranking, as data
                 payload.update(compare_cards(parsed.phase, parsed.workload, snapshot, share_url))
-            if charts:  # the JSON twin's; the CSV's rows have no place for them
-                payload["charts"] = _chart_tables(parsed, payload, snapshot)
             return payload, 200
         except UnknownId as exc:
             parsed.errors.update(exc.errors)
     name_every_wrong_field(parsed, snapshot)
     return field_errors_body(parsed.errors), 422
-
-
-def _chart_tables(parsed: ParsedQuery, payload: dict[str, Any], snapshot: CatalogSnapshot) -> list[dict[str, Any]]:
-    """The numbers of the charts the results page draws (its tables), from the same leading configurations."""
-    assert parsed.workload is not None
-    charts_for = rank_charts.inference_charts if parsed.phase == "inference" else rank_charts.training_charts
-    leaders = rank_charts.leaders_of(payload["options"])
-    model = model_spec_for(parsed.workload, snapshot)
-    charts = charts_for(payload, leaders, parsed.workload, snapshot, model)  # type: ignore[arg-type]
-    return [chart.table().model_dump() for chart in charts]
 
 
 def _twin(request: Request, snapshot: CatalogSnapshot, path: str, filename: str | None = None) -> Response:
