@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from app.scoring.specs import GpuSpec
 from app.scoring.training.layouts.expert_layouts import ExpertGroup
+from app.scoring.training.layouts.hybrid_shard import hsdp_rival
 from app.scoring.training.layouts.memory import Layout, recomputed_layers, recomputed_share, usable_gb
 from app.scoring.training.layouts.search_space import larger_micro_batches
 from app.scoring.training.ranking.layout_search import LayoutSearch
@@ -203,10 +204,15 @@ class GpuTimer:
         op-level selective recompute), as choose_layout times them; a larger micro-batch may help if either says so
         (the rival's ZeRO-3 gathers may be exposed where the first fit's are not)."""
         best, best_s, saves = self._timed_one(gpu_count, layout, compute_floor, best, best_s)
-        rival = self.search.sac_rival(layout, gpu_count, self.usable(gpu_count))
-        if rival is not None:
-            best, best_s, also = self._timed_one(gpu_count, rival, compute_floor, best, best_s)
-            saves = saves or also
+        s = self.search
+        rivals = (
+            s.sac_rival(layout, gpu_count, self.usable(gpu_count)),
+            hsdp_rival(self.gpu, gpu_count, s.model, s.workload, s.e, layout),
+        )
+        for rival in rivals:
+            if rival is not None:
+                best, best_s, also = self._timed_one(gpu_count, rival, compute_floor, best, best_s)
+                saves = saves or also
         return best, best_s, saves
 
     def _timed_one(
