@@ -79,13 +79,16 @@ def choose_layout(
         if layout is not None:
             candidates.extend(with_micro_batches(gpu, gpu_count, model, w, tp, 1, e, layout, cp, partial))
     for first in candidates:
-        rivals = (
-            sac_rival(gpu, gpu_count, model, w, e, first, partial),
-            hsdp_rival(gpu, gpu_count, model, w, e, first),
-        )
-        for layout in (first, *rivals):
+        for layout in (first, sac_rival(gpu, gpu_count, model, w, e, first, partial)):
             if layout is None:
                 continue
+            seconds = layout_timing(gpu, gpu_count, model, w, layout, e, attention_span, capacity_factor)[0].total_s
+            if seconds < best_s:
+                best, best_s = layout, seconds
+    # each split's hybrid-sharded rival after every other split: HSDP only where it is strictly faster than them all
+    for first in candidates:
+        layout = hsdp_rival(gpu, gpu_count, model, w, e, first)
+        if layout is not None:
             seconds = layout_timing(gpu, gpu_count, model, w, layout, e, attention_span, capacity_factor)[0].total_s
             if seconds < best_s:
                 best, best_s = layout, seconds
