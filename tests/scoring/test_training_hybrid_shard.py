@@ -10,6 +10,7 @@ from app.calibration.training.training_notes import layout_from_notes
 from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY
 from app.scoring.training.estimate import estimate_training
+from app.scoring.training.layouts.choice import choose_layout
 from app.scoring.training.layouts.hybrid_shard import hybrid_shard_group
 from app.scoring.training.layouts.memory import Layout, model_state_bytes
 from app.scoring.training.ranking.gpu_timer import GpuTimer
@@ -108,3 +109,13 @@ def test_a_row_stating_fsdp_keeps_full_shard_over_a_searched_hsdp():
     assert layout_from_notes("FSDP, activation checkpointing true", 32, replace(HSDP, recompute="full")) == Layout(
         zero_stage=3, recompute="full"
     )
+
+
+@pytest.mark.parametrize("framework", ["pytorch", "hf", "llm-foundry", "torchtitan"])
+def test_the_rankings_search_answers_as_choose_layout_does_on_a_slow_fabric(framework):
+    model = MODELS["llama-3.1-8b"]
+    w = FT_8B.model_copy(update={"framework": framework})
+    timer = GpuTimer(LayoutSearch(model, w, SLOW), H100)
+    answers = [choose_layout(H100, n, model, w, SLOW) for n in (8, 16, 32, 64)]
+    assert [timer.best_layout(n)[0] for n in (8, 16, 32, 64)] == answers
+    assert framework == "torchtitan" or any(layout and layout.shard_group for layout in answers)
