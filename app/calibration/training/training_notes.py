@@ -286,6 +286,8 @@ def layout_from_notes(
     if not changes or (base is None and set(changes) == {"micro_batch_seqs"}):  # a batch alone states no split
         return base
     layout = replace(layout, **changes)
+    if "zero_stage" in changes:  # a stated split shards as stated (FSDP: FULL_SHARD), not as a searched HSDP did
+        layout = replace(layout, shard_group=None)
     if gpu_count % (layout.tensor_parallel * layout.pipeline_parallel * layout.sequence_parallel):
         return base
     return layout

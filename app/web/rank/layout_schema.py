@@ -41,3 +41,11 @@ class LayoutOut(BaseModel):
         "Parallel Folding: 'TP4 PP2 EP64'); absent where the experts are not split. An answer, never an input: a "
         "training question takes no expert_parallel (inference's is a placement, tp or ep)",
     )
+    shard_group: int | None = Field(
+        default=None,
+        description="hybrid sharding (HSDP: PyTorch FSDP HYBRID_SHARD, torchtitan data_parallel_shard_degree): the "
+        "data-parallel ranks of one node that shard the model state under zero_stage 3, replicated across the "
+        "data-parallel ranks / shard_group groups; the parameter gathers and gradient reduce-scatter stay inside a "
+        "group over NVLink, and only an all-reduce of each GPU's gradient shard crosses the fabric ('HSDP 8×4': "
+        "groups of 8, 4 replicas). Absent where ZeRO shards over every data-parallel rank. An answer, never an input",
+    )

@@ -310,7 +310,9 @@ class TrainingEstimateOut(Strict):
     gpu_count: int = Field(description="GPUs of the configuration")
     machine: str = Field(description="the machine the configuration is judged on")
     layout: LayoutOut | None = Field(description="the fastest layout that fits; null where none does")
-    layout_text: str = Field(description="the layout in words (PP2 ZeRO-1 ×4, no recompute)")
+    layout_text: str = Field(
+        description="the layout in words (PP2 ZeRO-1 ×4, no recompute; HSDP 8×4: FSDP within groups of 8, 4 replicas)"
+    )
     fits: bool = Field(description="a layout fits the GPUs' memory")
     feasible: bool = Field(
         description="the same as fits: an estimate holds no deadline or budget (the ranking's feasible does)"

@@ -68,10 +68,19 @@ class Layout:
     # data-parallel ranks too (they run different tokens). None where a layout does not split experts, left out of
     # the JSON.
     expert_parallel: int | None = None
-    OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("recompute_layers", "expert_parallel")
+    # Hybrid sharding (HSDP: PyTorch FSDP HYBRID_SHARD, torchtitan data_parallel_shard_degree ×
+    # data_parallel_replicate_degree): the data-parallel ranks that shard the model state under ZeRO-3, a group inside
+    # one node, replicated across the groups (layouts/hybrid_shard.py). None: ZeRO shards over every data-parallel
+    # rank; left out of the JSON.
+    shard_group: int | None = None
+    OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("recompute_layers", "expert_parallel", "shard_group")
 
     def data_parallel(self, gpu_count: int) -> int:
         return max(1, gpu_count // (self.tensor_parallel * self.pipeline_parallel))
+
+    def shard_ranks(self, gpu_count: int) -> int:
+        """Data-parallel ranks the model state is sharded over: the HSDP shard group, else every one."""
+        return self.shard_group or self.data_parallel(gpu_count)
 
     def replicas(self, gpu_count: int) -> int:
         """Data-parallel replicas that split the global batch (sequence-parallel ranks share their sequences)."""
@@ -79,10 +88,14 @@ class Layout:
 
     def shard_name(self) -> str:
         """The sharding as the layout column names it: DDP, ZeRO-1, ZeRO-2, or FSDP for ZeRO-3."""
+        if self.shard_group:
+            return "HSDP"
         return {0: "DDP", 1: "ZeRO-1", 2: "ZeRO-2", 3: "FSDP"}[self.zero_stage]
 
     def shard_words(self) -> str:
         """The sharding in a term's words, under the layout column's name: "FSDP (ZeRO-3)" where they differ."""
+        if self.shard_group:
+            return f"HSDP (FSDP HYBRID_SHARD, ZeRO-3 within groups of {self.shard_group})"
         return "FSDP (ZeRO-3)" if self.zero_stage == 3 else self.shard_name()
 
     def describe(self, gpu_count: int, framework: str = "auto", layers: int | None = None) -> str:
@@ -101,7 +114,9 @@ class Layout:
             parts.append(f"{split}{self.sequence_parallel}")
         if self.expert_parallel and self.expert_parallel > 1:
             parts.append(f"EP{self.expert_parallel}")
-        if dp > 1:
+        if self.shard_group and dp > self.shard_group:  # "HSDP 8×4": shard group × replicas
+            parts.append(f"HSDP {self.shard_group}×{dp // self.shard_group}")
+        elif dp > 1:
             parts.append(f"{self.shard_name()} ×{dp}" + self._shard_split(dp, framework))
         elif not parts:  # one GPU: no data parallelism to name ("DDP ×1" read as a DDP run: found by qa39)
             parts.append("one GPU" if self.zero_stage == 0 else f"{self.shard_name()} on one GPU")
@@ -192,7 +207,7 @@ def model_state_bytes(
         return expert_split_state_bytes(model, method, layout, gpu_count, lora_rank, recipe)
     n_total = model.params_b * 1e9
     split = layout.tensor_parallel * layout.pipeline_parallel
-    dp = layout.data_parallel(gpu_count)
+    dp = layout.shard_ranks(gpu_count)
     if method in ("pretrain", "full_ft"):
         return n_total / split * gpu_state_bytes_per_param(recipe, layout.zero_stage, dp)
     adapters = lora_adapter_params(model, lora_rank)

@@ -119,7 +119,7 @@ def trained_shares(
 ) -> tuple[TrainedShare, ...]:
     """One GPU's trained weights, split as memory.model_state_bytes splits them (TP × PP; the routed experts over
     PP × EP under EP; LoRA's adapters): once per layout, then priced at each per-parameter size (_trained_bytes)."""
-    split, dp = layout.tensor_parallel * layout.pipeline_parallel, layout.data_parallel(gpu_count)
+    split, dp = layout.tensor_parallel * layout.pipeline_parallel, layout.shard_ranks(gpu_count)
     if method not in ("pretrain", "full_ft"):
         return (TrainedShare(lora_adapter_params(model, lora_rank) / split, dp),)
     ep = expert_parallel(layout, model) if layout.expert_parallel else 1

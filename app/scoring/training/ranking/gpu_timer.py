@@ -23,6 +23,9 @@ evaluations, over the memory fits of a LayoutSearch.
   when nothing fits yet: each first fit timed unless its compute time cannot beat the best, then its larger
   micro-batches as above, and also where its ring is exposed: a larger micro-batch pays each ring step's latency
   once for more sequences (a ring its attention hides at one sequence stays hidden at more).
+- Each ZeRO-3 first fit across nodes on an HSDP stack has a hybrid-sharded rival (hybrid_shard.hsdp_rival), timed
+  beside it but weighed after every other split, before the EP layouts (training.choose_layout's order): HSDP is
+  the answer only where it is strictly faster than every layout that shards over all the data-parallel ranks.
 - A MoE on an EP stack then tries expert parallelism, (TP, EP) group by group in training.expert_candidates' order:
   a group is skipped unread where its step floor (compute without recompute, per-layer latency, TP all-reduces and
   the all-to-all at the even split's tokens) cannot beat the best; its layouts are listed once per memory size.
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 from app.scoring.specs import GpuSpec
 from app.scoring.training.layouts.expert_layouts import ExpertGroup
+from app.scoring.training.layouts.hybrid_shard import hsdp_rival
 from app.scoring.training.layouts.memory import Layout, recomputed_layers, recomputed_share, usable_gb
 from app.scoring.training.layouts.search_space import larger_micro_batches
 from app.scoring.training.ranking.layout_search import LayoutSearch
@@ -67,6 +71,7 @@ class GpuTimer:
         self.attention_slowdown = low_precision_speedup(e, framework, self.precision_class, gpu)
         self.attention_eff = attention_efficiency(e, gpu, framework)
         self._executed: dict[tuple[str, float], tuple[float, float]] = {}  # by (recompute, recomputed share)
+        self._hybrid: list[tuple[Layout, float]] = []  # best_layout's HSDP rivals, weighed after the other splits
 
     def usable(self, gpu_count: int) -> float:
         usable = self._usable.get(gpu_count)
@@ -143,6 +148,7 @@ class GpuTimer:
         same order (TP ascending, PP 1 first, SP or CP ascending) so ties resolve the same way."""
         s, usable = self.search, self.usable(gpu_count)
         best, best_s = None, float("inf")
+        self._hybrid = []
         compute_floor: dict[object, float] = {
             "none": self.compute_s(gpu_count, "none")
         }  # by recompute level, for every split
@@ -162,6 +168,9 @@ class GpuTimer:
             best, best_s = self._sequence_split(gpu_count, compute_floor, best, best_s)
         else:
             best, best_s = self._context_split(gpu_count, compute_floor, best, best_s)
+        for layout, seconds in self._hybrid:  # training.choose_layout's hybrid-sharded rivals, in its order
+            if seconds < best_s:
+                best, best_s = layout, seconds
         return self._expert_split(gpu_count, compute_floor, best, best_s)
 
     def _expert_split(
@@ -203,9 +212,16 @@ class GpuTimer:
         op-level selective recompute), as choose_layout times them; a larger micro-batch may help if either says so
         (the rival's ZeRO-3 gathers may be exposed where the first fit's are not)."""
         best, best_s, saves = self._timed_one(gpu_count, layout, compute_floor, best, best_s)
-        rival = self.search.sac_rival(layout, gpu_count, self.usable(gpu_count))
+        s = self.search
+        rival = s.sac_rival(layout, gpu_count, self.usable(gpu_count))
         if rival is not None:
             best, best_s, also = self._timed_one(gpu_count, rival, compute_floor, best, best_s)
+            saves = saves or also
+        hybrid = hsdp_rival(self.gpu, gpu_count, s.model, s.workload, s.e, layout)
+        if hybrid is not None:  # weighed after the other splits (best_layout); faster than the best so far, kept
+            kept, seconds, also = self._timed_one(gpu_count, hybrid, compute_floor, None, best_s)
+            if kept is not None:
+                self._hybrid.append((kept, seconds))
             saves = saves or also
         return best, best_s, saves
 

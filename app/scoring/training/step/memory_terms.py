@@ -74,9 +74,9 @@ def memory_terms(
     ]
 
 
-def _per_param(recipe: StateRecipe, zero_stage: int, dp: int) -> str:
+def _per_param(recipe: StateRecipe, zero_stage: int, dp: int, name: str = "DP ranks") -> str:
     """optimizer.gpu_state_bytes_per_param in figures: the bytes ZeRO shards over `dp` ranks divided by them."""
-    b, ranks = recipe.state_bytes, f" / {dp} DP ranks"
+    b, ranks = recipe.state_bytes, f" / {dp} {name}"
     weights, grads, optimizer = (f(x) for x in (b.weights, b.grads, b.optimizer))
     if recipe.weights_leave(zero_stage):
         return "0 bytes/param (weights, gradients and optimizer states in host memory)"
@@ -98,15 +98,16 @@ def _split(params: float, *divisors: tuple[int, str]) -> str:
 
 def model_states_arithmetic(model: ModelSpec, w: TrainingWorkload, layout: Layout, gpu_count: int) -> str:
     """memory.model_state_bytes in figures: trained weights' (and a frozen base's) bytes over TP, PP, EP and ZeRO."""
-    recipe, dp, stage = state_recipe(w), layout.data_parallel(gpu_count), layout.zero_stage
+    recipe, dp, stage = state_recipe(w), layout.shard_ranks(gpu_count), layout.zero_stage
     tp, pp = (layout.tensor_parallel, "TP ranks"), (layout.pipeline_parallel, "PP stages")
     ep = expert_parallel(layout, model) if layout.expert_parallel else 1
     experts = all_expert_params(model) if ep > 1 else 0.0
     edp = expert_data_parallel(dp, ep, layout.tensor_parallel)
     expert_split = (pp, (ep, "EP ranks"))
-    fsdp = (dp if stage >= 3 else 1, "DP ranks")
+    ranks = "HSDP shard-group ranks" if layout.shard_group else "DP ranks"
+    fsdp = (dp if stage >= 3 else 1, ranks)
     if w.method in ("pretrain", "full_ft"):
-        parts = [f"{_split(model.params_b * 1e9 - experts, tp, pp)} × {_per_param(recipe, stage, dp)}"]
+        parts = [f"{_split(model.params_b * 1e9 - experts, tp, pp)} × {_per_param(recipe, stage, dp, ranks)}"]
         if experts:
             parts.append(f"{_split(experts, *expert_split)} × {_per_param(recipe, stage, edp)}")
         return " + ".join(parts)
@@ -123,7 +124,7 @@ def model_states_arithmetic(model: ModelSpec, w: TrainingWorkload, layout: Layou
     if experts:
         parts.append(f"{_split(experts, *expert_split, (edp if stage >= 3 else 1, 'DP ranks'))} × {per_param}")
     adapters = lora_adapter_params(model, w.lora_rank)
-    parts.append(f"{_split(adapters, tp, pp)} × {_per_param(recipe, stage, dp)}")
+    parts.append(f"{_split(adapters, tp, pp)} × {_per_param(recipe, stage, dp, ranks)}")
     return " + ".join(parts)
 
 
@@ -176,7 +177,8 @@ def live_params_detail(model: ModelSpec, method: str, layout: Layout, gpu_count:
             else ""
         )
         why.append(
-            f"FSDP (ZeRO-3) over {dp} data-parallel ranks gathers each layer's weights whole before it runs: "
+            f"{layout.shard_words()} over {layout.shard_ranks(gpu_count)} data-parallel ranks gathers each layer's "
+            "weights whole before it runs: "
             f"{eff.LIVE_PARAM_LAYERS} layers live at once, the one running and the one prefetched (DeepSpeed "
             f"stage3_max_live_parameters, FSDP forward prefetch); a layer is {f(model.params_b)}B params / "
             f"{model.layers} layers{experts}"

@@ -35,6 +35,8 @@ from app.scoring.training.step.expert_gemms import (
 )
 from app.scoring.training.step.flops import recompute_flops_per_param
 from app.scoring.training.step.frameworks import MEGATRON_SP, RING_CONTEXT_PARALLEL, ULYSSES_SP, split_stack
+from app.scoring.training.step.hybrid_terms import hybrid_dp_words
+from app.scoring.training.step.hybrid_traffic import dp_traffic_seconds
 from app.scoring.training.step.step_time import StepTime, busiest_replica_factor, local_micro_batches, pipeline_chunks
 from app.scoring.workload import TrainingWorkload
 
@@ -243,9 +245,10 @@ def dp_comm_term(
     compute hides: max(0, bytes / bandwidth - dp_overlap x compute), step_time.step_parts."""
     dp = layout.data_parallel(gpu_count)
     micro = local_micro_batches(w.global_batch_seqs, layout.replicas(gpu_count), layout.micro_batch_seqs)
-    moved = dp_comm_bytes(model, w.method, layout, dp, lora_adapter_params(model, w.lora_rank), micro)
+    adapters = lora_adapter_params(model, w.lora_rank)
+    moved = dp_comm_bytes(model, w.method, layout, dp, adapters, micro)
     bandwidth = dp_bandwidth_gbs(e, gpu, gpu_count, layout)
-    raw_s = moved / (bandwidth * 1e9)
+    raw_s = dp_traffic_seconds(e, gpu, gpu_count, model, w.method, layout, dp, adapters, micro)
     hidden_s = e.dp_overlap * st.compute_s
     traffic = f"{f(moved / 1e9)} GB per GPU / {f(bandwidth)} GB/s per GPU"
     why = (
@@ -260,12 +263,15 @@ def dp_comm_term(
         + _rails_words(gpu, gpu_count, layout)
         + f"; compute hides up to {f(e.dp_overlap)} × its own time (dp_overlap, fitted){note}"
     )
+    if layout.shard_group and dp > 1:
+        traffic, hybrid_why = hybrid_dp_words(e, gpu, gpu_count, model, w.method, layout, adapters, micro)
+        why = hybrid_why + f"; compute hides up to {f(e.dp_overlap)} × its own time (dp_overlap, fitted){note}"
     if dp <= 1:
         return Term(
             "exposed DP/FSDP traffic", st.dp_comm_s, "s/step", f"0; one data-parallel replica: no traffic{note}"
         )
     if e.dp_last_micro_share and micro > 1:
-        return _by_micro_batch_term(model, w, layout, dp, micro, bandwidth, raw_s, st, e, f"{traffic}; {why}")
+        return _by_micro_batch_term(gpu, gpu_count, model, w, layout, dp, micro, raw_s, st, e, f"{traffic}; {why}")
     if raw_s <= hidden_s:
         return Term(
             "exposed DP/FSDP traffic",
@@ -292,12 +298,13 @@ def _rails_words(gpu: GpuSpec, gpu_count: int, layout: Layout) -> str:
 
 
 def _by_micro_batch_term(
+    gpu: GpuSpec,
+    gpu_count: int,
     model: ModelSpec,
     w: TrainingWorkload,
     layout: Layout,
     dp: int,
     micro: int,
-    bandwidth_gbs: float,
     raw_s: float,
     st: StepTime,
     e: eff.TrainingEfficiency,
@@ -306,7 +313,7 @@ def _by_micro_batch_term(
     """The DP term micro-batch by micro-batch (step_time.exposed_by_micro_batch): ZeRO-3's gathers in every
     micro-batch, dp_last_micro_share of the gradient reduction held to the last one's backward."""
     adapters = lora_adapter_params(model, w.lora_rank)
-    more = dp_comm_bytes(model, w.method, layout, dp, adapters, micro + 1) / (bandwidth_gbs * 1e9)
+    more = dp_traffic_seconds(e, gpu, gpu_count, model, w.method, layout, dp, adapters, micro + 1)
     gathers = more - raw_s
     once = max(0.0, raw_s - micro * gathers)
     share = e.dp_last_micro_share

@@ -30,8 +30,6 @@ from app.scoring.training.step.communication import (
     attention_seconds_per_flop,
     collective_bandwidth_gbs,
     context_parallel_seconds,
-    dp_bandwidth_gbs,
-    dp_comm_bytes,
     expert_all_to_all_seconds,
     sequence_parallel_seconds,
     tensor_parallel_bytes_per_token,
@@ -39,6 +37,7 @@ from app.scoring.training.step.communication import (
 from app.scoring.training.step.expert_gemms import expert_gemm_floor_seconds
 from app.scoring.training.step.flops import executed_flops_per_token, recompute_flops_per_param
 from app.scoring.training.step.frameworks import RING_CONTEXT_PARALLEL, split_stack
+from app.scoring.training.step.hybrid_traffic import dp_traffic_seconds
 from app.scoring.training.step.mfu import attention_efficiency, effective_mfu, low_precision_speedup
 
 if TYPE_CHECKING:
@@ -297,12 +296,11 @@ def dp_exposed_seconds(
     reduction in the last one (the rest spread over all). At share 0 that is max(0, traffic - dp_overlap x compute)."""
     if dp <= 1:
         return 0.0
-    bandwidth = dp_bandwidth_gbs(e, gpu, gpu_count, layout) * 1e9
-    total = dp_comm_bytes(model, method, layout, dp, adapters, micro) / bandwidth
+    total = dp_traffic_seconds(e, gpu, gpu_count, model, method, layout, dp, adapters, micro)
     if not e.dp_last_micro_share or micro <= 1:
         return max(0.0, total - e.dp_overlap * compute_s)
     # ZeRO-3's gathers grow with the micro-batches (dp_comm_bytes), the gradient reduction does not
-    gathers = dp_comm_bytes(model, method, layout, dp, adapters, micro + 1) / bandwidth - total
+    gathers = dp_traffic_seconds(e, gpu, gpu_count, model, method, layout, dp, adapters, micro + 1) - total
     once = max(0.0, total - micro * gathers)
     return exposed_by_micro_batch(gathers, once, e.dp_last_micro_share, micro, e.dp_overlap * compute_s / micro)
 
@@ -364,11 +362,11 @@ def host_copy_seconds(
 
 def weight_shard_bytes(model: ModelSpec, method: str, layout: Layout, gpu_count: int) -> float:
     """Bytes of weights one GPU's FSDP shard holds (bf16; a QLoRA base in NF4), over TP x PP x DP."""
-    split = layout.tensor_parallel * layout.pipeline_parallel * layout.data_parallel(gpu_count)
+    split = layout.tensor_parallel * layout.pipeline_parallel * layout.shard_ranks(gpu_count)
     return model.params_b * 1e9 * frozen_base_bytes_per_param(method) / split
 
 
 def trained_per_gpu(model: ModelSpec, method: str, layout: Layout, gpu_count: int, adapters: float) -> float:
     """Trained parameters in one GPU's optimizer shard: every weight or the adapters, over TP x PP x DP."""
     trained = model.params_b * 1e9 if method in ("pretrain", "full_ft") else adapters
-    return trained / (layout.tensor_parallel * layout.pipeline_parallel * layout.data_parallel(gpu_count))
+    return trained / (layout.tensor_parallel * layout.pipeline_parallel * layout.shard_ranks(gpu_count))
