@@ -164,3 +164,12 @@ def test_the_training_step_chart_spans_its_step_times_not_zero_to_them(client):
     html = client.get("/?phase=training&model=llama-3.1-70b&method=full_ft&total_tokens=10000000000&max_days=3").text
     step = next(f for f in _figures(html) if f["layout"]["xaxis"]["title"]["text"] == "step time (s)")
     assert step["layout"]["xaxis"]["rangemode"] == "normal"
+
+
+def test_the_memory_chart_s_capacity_ticks_keep_to_their_legend_rows(client):
+    """The capacity and allocator-share ticks (24 px markers) drew over each other's legend rows (screens)."""
+    figure = next(
+        f for f in _figures(client.get("/?phase=training&model=llama-3.1-8b&method=lora").text)
+        if f["data"][-1].get("name") == "capacity"
+    )  # fmt: skip
+    assert figure["layout"]["legend"]["itemsizing"] == "constant"
