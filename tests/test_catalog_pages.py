@@ -25,6 +25,13 @@ def test_gpu_list_filters_and_keeps_query_in_form(client) -> None:  # type: igno
     assert '<option value="AMD" selected>' in html
 
 
+def test_gpu_list_says_each_scale_up_fabric_in_full(client) -> None:  # type: ignore[no-untyped-def]
+    """Cut at 28 characters, MI300X's read "Infinity Fabric (7 links..." and GH200's hid its NVLink 4 (screens)."""
+    html = unescape(client.get("/gpus").text)
+    assert "8 × Infinity Fabric (7 links x 128 GB/s)" in html and "; NVLink 4 GPU-GPU" in html
+    assert "links..." not in html
+
+
 def test_gpu_list_fragment_for_htmx(client) -> None:  # type: ignore[no-untyped-def]
     response = client.get("/gpus", params={"sort": "bf16"}, headers={"HX-Request": "true"})
     assert response.text.lstrip().startswith('<div id="gpu-table"')

@@ -157,3 +157,19 @@ def test_the_frontier_hover_says_a_run_s_length_as_its_row_does() -> None:
     trace = frontier_chart(points, 3_650)["data"][0]
     assert trace["text"] == ["4 GPUs<br>6.7 years", "8 GPUs<br>20 min"]
     assert "days" not in trace["hovertemplate"]
+
+
+def test_the_training_step_chart_spans_its_step_times_not_zero_to_them(client):
+    """70B full fine-tunes step in 3.5-4.0 s: an axis from 0 squeezed every point into its last eighth (screens)."""
+    html = client.get("/?phase=training&model=llama-3.1-70b&method=full_ft&total_tokens=10000000000&max_days=3").text
+    step = next(f for f in _figures(html) if f["layout"]["xaxis"]["title"]["text"] == "step time (s)")
+    assert step["layout"]["xaxis"]["rangemode"] == "normal"
+
+
+def test_the_memory_chart_s_capacity_ticks_keep_to_their_legend_rows(client):
+    """The capacity and allocator-share ticks (24 px markers) drew over each other's legend rows (screens)."""
+    figure = next(
+        f for f in _figures(client.get("/?phase=training&model=llama-3.1-8b&method=lora").text)
+        if f["data"][-1].get("name") == "capacity"
+    )  # fmt: skip
+    assert figure["layout"]["legend"]["itemsizing"] == "constant"

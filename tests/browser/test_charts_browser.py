@@ -19,6 +19,9 @@ def test_without_javascript_charts_leave_no_empty_box(page_without_js, server_ur
     notes = page.locator(".chart-nojs:visible")
     assert notes.count() == page.locator("figure.chart").count()
     assert "needs JavaScript" in notes.first.inner_text() and "numbers are below" in notes.first.inner_text()
+    # each note names its chart (three identical lines in a row left a reader guessing whose numbers sat below)
+    texts = notes.all_inner_texts()
+    assert len(set(texts)) == len(texts) and texts[0].startswith("$ per million output tokens vs mean time per")
     data = page.locator("figure.chart details.chart-data")  # each chart's numbers, the batch sweep's too
     assert data.count() == page.locator("figure.chart").count()
     data.first.locator("summary").click()

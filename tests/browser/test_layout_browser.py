@@ -101,6 +101,20 @@ def test_page_fits_a_small_laptop_screen(page, server_url: str, path: str, width
     )
 
 
+# an inline date split over two lines has two client rects
+WRAPPED_DATES = """() => Array.from(document.querySelectorAll('.as-of'))
+  .filter(d => d.offsetParent && d.getClientRects().length > 1).map(d => d.textContent.trim().slice(0, 12))"""
+
+
+@pytest.mark.parametrize("width", [1366, 1024])
+def test_a_per_token_date_stays_on_one_line(page, server_url: str, width: int) -> None:  # type: ignore[no-untyped-def]
+    """/models/deepseek-r1's per-token prices read "≤2026-" over "12-01" at 1,366 px (found by screens)."""
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(f"{server_url}/models/deepseek-r1")
+    assert page.locator(".as-of").count() >= 5
+    assert page.evaluate(WRAPPED_DATES) == []
+
+
 # a cell or example whose text runs past its own box (a fixed-layout table keeps its width and lets text spill)
 SPILLING = """() => Array.from(document.querySelectorAll('.api-ref td, .api-ref th, .api-ref pre'))
   .filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 1)

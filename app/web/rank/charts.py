@@ -118,7 +118,8 @@ def memory_figure(chart: MemoryBars) -> Figure:
             barmode="stack",
             xaxis={"title": {"text": rank_points.MEMORY_TITLE}, "rangemode": "tozero"},
             yaxis={"autorange": "reversed"},
-            legend=LEGEND_BELOW,
+            # the capacity ticks' 24 px markers overlapped the next legend rows; constant keeps each to its row
+            legend={**LEGEND_BELOW, "itemsizing": "constant"},
         ),
     }
 

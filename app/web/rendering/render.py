@@ -260,6 +260,20 @@ def _sentence_start(text: str) -> str:
 
 
 templates.env.filters["sentence_start"] = _sentence_start
+
+
+def _chart_title(caption: str) -> str:
+    """A chart caption's naming clause: up to its first "; " outside brackets (the rest says how to read the marks,
+    and /own's "(cash; with a cost of capital …)" holds one inside), for the line shown in its place without JS."""
+    depth = 0
+    for index, char in enumerate(caption):
+        depth += (char == "(") - (char == ")")
+        if char == ";" and depth == 0:
+            return caption[:index]
+    return caption
+
+
+templates.env.filters["chart_title"] = _chart_title
 templates.env.filters["chart_cell"] = number_text
 templates.env.filters["field_label"] = field_label
 templates.env.filters["page_wording"] = page_wording
