@@ -62,3 +62,22 @@ def test_the_cli_says_it_once_in_the_flags_place(database: str, capsys: pytest.C
     lines = capsys.readouterr().err.splitlines()
     assert [line.split(":")[0] for line in lines] == ["--gpus", "--model"] and "pattern" not in "".join(lines)
     assert "did you mean llama-3.1-70b?" in lines[1] and "did you mean H100-SXM?" in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("url", "field", "said"),
+    [
+        ("/api/v1/offers?gpu=H100 SXM", "gpu", "did you mean H100-SXM?"),
+        ("/api/v1/offers?provider=Lambda Labs", "provider", "did you mean lambda?"),
+        ("/api/v1/gpus/H100-SXM?provider=Lambda Labs", "provider", "did you mean lambda?"),
+        ("/api/v1/token-prices?model=meta-llama/Llama-3.1-70B-Instruct", "model", "did you mean llama-3.1-70b?"),
+        ("/api/v1/offers?gpu=", "gpu", "empty: give a GPU id, or leave gpu out"),
+    ],
+)
+def test_a_catalog_lists_id_filter_says_it_too(client: TestClient, url: str, field: str, said: str) -> None:
+    """GET /api/v1/offers?gpu=H100 SXM answered pydantic's regular expression, where the rank body's gpus say what
+    was typed and the id it likely means (found by qa41)."""
+    answer = client.get(url)
+    assert answer.status_code == 422
+    message = _errors(answer)[field]
+    assert said in message and "pattern" not in message

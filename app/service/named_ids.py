@@ -76,3 +76,19 @@ def typed_name_errors(typed: Mapping[str, object], snapshot: CatalogSnapshot, wr
             if key in wrong and misshapen and key not in errors:
                 errors[key] = not_an_id_message(snapshot, kind, misshapen[0])
     return errors
+
+
+QUERY_ID_KINDS = {"gpu": "gpus", "provider": "providers", "model": "models"}  # a catalog list's one-id filters
+
+
+def query_name_errors(query: Mapping[str, str], snapshot: CatalogSnapshot, wrong: Collection[str]) -> dict[str, str]:
+    """{field: message} for a catalog list's filter refused on its id's shape (`GET /api/v1/offers?gpu=H100 SXM`, or
+    `?gpu=`), said as the rank body's `"gpus": ["H100 SXM"]` is, not as a regular expression (found by qa41)."""
+    errors: dict[str, str] = {}
+    for field, kind in QUERY_ID_KINDS.items():
+        typed = query.get(field, "").strip()
+        if field not in wrong or len(typed) > 64 or ID_SHAPE.fullmatch(typed):
+            continue
+        empty = f"empty: give a {KINDS[kind][0]} id, or leave {field} out to list every one"
+        errors[field] = not_an_id_message(snapshot, kind, typed) if typed else empty
+    return errors
