@@ -123,3 +123,26 @@ def test_a_repricing_row_keeps_the_machine_columns_it_leaves_out(admin: TestClie
     assert stored()["price_note"] == "historical snapshot" and stored()["topology_source"]  # the seed's, kept
     assert admin.post("/api/v1/admin/offers", json=[{**box, "max_nodes": None}], headers=AUTH).status_code == 200
     assert (stored()["gpus_per_node"], stored()["max_nodes"]) == (8, None)
+
+
+def test_a_repricing_csv_keeps_the_machine_columns_its_header_leaves_out(admin: TestClient) -> None:
+    """A gpumatch CSV of the key, price, date and source columns (POST /api/v1/admin/offers/csv, `prices import`)
+    wiped the offer's notes, machine and topology source, where the JSON row leaving them out keeps them (found by
+    qa41); a column the header has, empty included, still replaces the stored value."""
+    box = {**OFFER, "provider_id": "jarvislabs", "gpu_count": 8, "instance_type": "8x_H100_192V_1600G"}
+    box |= {"region": "IN2", "usd_per_hour": 26.0, "usd_per_gpu_hour": 3.25, "as_of": "2026-12-06"}
+    headers = {**AUTH, "Content-Type": "text/csv"}
+
+    def stored() -> dict:
+        return next(o for o in offers_now(admin) if o["instance_type"] == box["instance_type"])
+
+    seed = stored()
+    assert (seed["gpus_per_node"], seed["max_nodes"]) == (8, 1) and seed["notes"] and seed["topology_source"]
+    upload = ",".join(box) + "\n" + ",".join(str(value) for value in box.values()) + "\n"
+    answer = admin.post("/api/v1/admin/offers/csv", content=upload, headers=headers).json()
+    assert (answer["updated"], answer["prices_changed"]) == (1, 1)
+    kept = ("gpus_per_node", "max_nodes", "notes", "price_note", "topology_source", "intra_node_link")
+    assert stored()["usd_per_gpu_hour"] == 3.25 and {k: stored()[k] for k in kept} == {k: seed[k] for k in kept}
+    cleared = ",".join(box) + ",notes\n" + ",".join(str(value) for value in box.values()) + ",\n"
+    assert admin.post("/api/v1/admin/offers/csv", content=cleared, headers=headers).status_code == 200
+    assert stored()["notes"] == "" and stored()["gpus_per_node"] == 8

@@ -66,7 +66,9 @@ def test_gpu_detail_has_offers_with_dates_and_sources(client) -> None:  # type: 
 def test_unknown_gpu_is_404_naming_the_id(client) -> None:  # type: ignore[no-untyped-def]
     response = client.get("/api/v1/gpus/H900")
     assert response.status_code == 404
-    assert response.json()["detail"] == [{"field": "gpu_id", "message": "no GPU with id 'H900'"}]
+    assert response.json()["detail"] == [
+        {"field": "gpu_id", "message": "no GPU with id 'H900'; did you mean H800, H200, GH200?"}
+    ]
 
 
 def test_offers_filters_combine(client) -> None:  # type: ignore[no-untyped-def]

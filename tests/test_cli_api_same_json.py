@@ -66,6 +66,20 @@ TWINS: dict[str, tuple[list[str], str, dict[str, Any], type[BaseModel]]] = {
         {"model": "llama-3.1-8b"},
         TrainingRankResponse,
     ),
+    # The CLI answered under the ids as typed (model Llama-3.1-8B, gpus h100-sxm) and dropped --sort from share_url,
+    # where the API answers under the catalog's ids and its link keeps the sort (found by qa41).
+    "inference_other_spelling_sorted": (
+        ["rank", "inference", "--model", "Llama-3.1-8B", "--gpus", "h100-sxm,B200", "--sort=ttft", "--limit", "3"],
+        "/api/v1/rank/inference?sort=ttft&limit=3",
+        {"model": "Llama-3.1-8B", "gpus": ["h100-sxm", "B200"]},
+        InferenceRankResponse,
+    ),
+    "training_sorted": (
+        ["rank", "training", "--model", "llama-3.1-8b", "--method", "lora", "--sort=-mfu", "--limit", "5"],
+        "/api/v1/rank/training?sort=-mfu&limit=5",
+        {"model": "llama-3.1-8b", "method": "lora"},
+        TrainingRankResponse,
+    ),
 }
 
 

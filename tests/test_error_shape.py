@@ -17,8 +17,8 @@ LINK = {"path": "/", "query": "model=llama-3.1-8b&input_len=2000"}
     ("method", "url", "status", "field", "message"),
     [
         ("GET", "/api/v1/nope", 404, "path", "nothing at /api/v1/nope"),
-        ("GET", "/api/v1/gpus/H900", 404, "gpu_id", "no GPU with id 'H900'"),
-        ("GET", "/api/v1/models/gpt-9", 404, "model_id", "no model with id 'gpt-9'"),
+        ("GET", "/api/v1/gpus/H900", 404, "gpu_id", "no GPU with id 'H900'; did you mean H800, H200, GH200?"),
+        ("GET", "/api/v1/models/gpt-99", 404, "model_id", "no model with id 'gpt-99'"),
         ("GET", "/api/v1/offers/999999/history", 404, "offer_id", "no offer with id '999999'"),
         ("GET", "/s/nope.json", 404, "slug", "no saved link with id 'nope'"),
         ("DELETE", "/api/v1/gpus", 405, "method", "DELETE is not allowed at /api/v1/gpus; it takes GET, HEAD"),

@@ -172,3 +172,32 @@ def test_a_share_body_that_is_not_json_is_a_422_at_body_not_a_500(client: TestCl
     """POST /share reads its JSON body itself (it takes a form too): truncated or empty JSON escaped as a 500
     (found by qa20)."""
     assert detail(post(client, "/share", text)) == {"body": f"not valid JSON: {reason}"}
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field", "message"),
+    [
+        (
+            RANK,
+            {"model": "llama-3.1-8b", "gpus": "H100-SXM"},
+            "gpus",
+            'must be a JSON list, one value too: ["H100-SXM"]',
+        ),
+        ("/api/v1/mix", {"model": "llama-3.1-8b", "mix": {"shape": "chat"}}, "mix", "must be a JSON list"),
+        (RANK, {"model": 123}, "model", "must be text, in quotes"),
+        (RANK, {"model": ""}, "model", "must not be empty"),
+        (RANK, {"model": "llama-3.1-8b", "gpus": [""]}, "gpus.0", "must not be empty"),
+        ("/api/v1/plan/serving", {"workload": "llama-3.1-8b"}, "workload", "must be a JSON object of fields"),
+        (RANK, [{"model": "llama-3.1-8b"}], "body", "must be a JSON object of fields"),
+        ("/api/v1/rank/inference?terms=maybe", {"model": "llama-3.1-8b"}, "terms", "must be true or false"),
+    ],
+)
+def test_a_value_of_the_wrong_json_shape_is_said_in_words(
+    client: TestClient, path: str, body: object, field: str, message: str
+) -> None:
+    """pydantic's "Input should be a valid list", "valid string", "valid dictionary or object to extract fields from"
+    and "String should have at least 1 character" reached script writers as written (found by qa41)."""
+    answer = client.post(path, json=body)
+    assert answer.status_code == 422
+    said = {e["field"]: e["message"] for e in answer.json()["detail"]}
+    assert message in said[field] and "Input should" not in said[field]

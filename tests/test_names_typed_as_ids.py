@@ -62,3 +62,44 @@ def test_the_cli_says_it_once_in_the_flags_place(database: str, capsys: pytest.C
     lines = capsys.readouterr().err.splitlines()
     assert [line.split(":")[0] for line in lines] == ["--gpus", "--model"] and "pattern" not in "".join(lines)
     assert "did you mean llama-3.1-70b?" in lines[1] and "did you mean H100-SXM?" in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("url", "field", "said"),
+    [
+        ("/api/v1/offers?gpu=H100 SXM", "gpu", "did you mean H100-SXM?"),
+        ("/api/v1/offers?provider=Lambda Labs", "provider", "did you mean lambda?"),
+        ("/api/v1/gpus/H100-SXM?provider=Lambda Labs", "provider", "did you mean lambda?"),
+        ("/api/v1/token-prices?model=meta-llama/Llama-3.1-70B-Instruct", "model", "did you mean llama-3.1-70b?"),
+        ("/api/v1/offers?gpu=", "gpu", "empty: give a GPU id, or leave gpu out"),
+    ],
+)
+def test_a_catalog_lists_id_filter_says_it_too(client: TestClient, url: str, field: str, said: str) -> None:
+    """GET /api/v1/offers?gpu=H100 SXM answered pydantic's regular expression, where the rank body's gpus say what
+    was typed and the id it likely means (found by qa41)."""
+    answer = client.get(url)
+    assert answer.status_code == 422
+    message = _errors(answer)[field]
+    assert said in message and "pattern" not in message
+
+
+@pytest.mark.parametrize(
+    ("url", "field", "said"),
+    [
+        ("/api/v1/gpus/H100", "gpu_id", "no GPU with id 'H100'; did you mean H100-NVL, H100-PCIE, H100-SXM?"),
+        ("/api/v1/gpus/NVIDIA H100 SXM", "gpu_id", "did you mean H100-SXM?"),
+        ("/api/v1/models/Llama 3.1 70B", "model_id", "did you mean llama-3.1-70b?"),
+        ("/api/v1/providers/lambdalabs", "provider_id", "did you mean lambda?"),
+        ("/providers/lambda-labs.json", "provider_id", "did you mean lambda?"),
+        ("/gpus/H100.json", "gpu_id", "did you mean H100-NVL"),
+        ("/models/deepseek.json", "model_id", "did you mean deepseek-r1"),
+    ],
+)
+def test_an_id_in_a_path_the_catalog_lacks_is_answered_with_the_ids_it_may_mean(
+    client: TestClient, url: str, field: str, said: str
+) -> None:
+    """/api/v1/gpus/H100 answered "no GPU with id 'H100'" alone, where ?gpu=H100 on the rank API names the H100s
+    (found by qa41)."""
+    answer = client.get(url)
+    assert answer.status_code == 404
+    assert said in _errors(answer)[field]

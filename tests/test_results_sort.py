@@ -239,3 +239,22 @@ def test_a_bad_sort_lists_only_the_columns_of_the_phase_asked(
     for message in messages:
         assert f"must be a column of the {phase} ranking ({own})" in message
         assert other_phase_column not in message
+
+
+def test_a_rank_api_share_url_saved_through_post_share_keeps_its_sort(fresh_url: str) -> None:
+    """The rank API's share_url carries its `sort`; POSTed to /share it was refused ('sort: not a field of this
+    form'), so a script could not save what it was given. The question is saved, the view follows the link (qa41)."""
+    with TestClient(create_app(settings_for(fresh_url))) as client:
+        answer = client.post("/api/v1/rank/training?sort=-mfu", json={"model": "llama-3.1-8b"}).json()
+        query = answer["share_url"].split("?", 1)[1]
+        assert query.endswith("&sort=-mfu")
+        created = client.post("/share", json={"path": "/", "query": query})
+        unsorted = client.post("/share", json={"path": "/", "query": query.removesuffix("&sort=-mfu")}).json()
+        assert created.status_code == 201 and created.json()["slug"] == unsorted["slug"]  # one question, one slug
+        url = created.json()["url"]
+        assert url == f"/s/{unsorted['slug']}?sort=-mfu" == created.headers["location"]
+        saved = client.get(url.replace("?", ".json?")).json()
+        assert [o["rank"] for o in saved["options"]] == [o["rank"] for o in answer["options"]]
+        for view, field in (("&sort=ttft", "sort"), ("&page=0", "page"), ("&sort=days&sort=mfu", "sort")):
+            refused = client.post("/share", json={"path": "/", "query": query.removesuffix("&sort=-mfu") + view})
+            assert refused.status_code == 422 and refused.json()["detail"][0]["field"] == field, view

@@ -27,7 +27,9 @@ def cmd_rank(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from app.service.query.canonical import canonical_query
+    from app.service.query.catalog_spelling import catalog_spelled
     from app.service.query.phase import WORKLOADS, QuestionKind
+    from app.service.query.view import ResultsView, with_view
     from app.service.rank import rank_sort, ranking
     from app.service.rank.model_spec import UnknownId
 
@@ -44,8 +46,10 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if (status := also_refused(values, WORKLOADS[args.phase], refused, kind)) is not None:
         return status
     try:
-        workload = WORKLOADS[args.phase].model_validate(values)
-        snapshot, share = load_snapshot(), "/?" + canonical_query(args.phase, workload)
+        snapshot = load_snapshot()
+        # as the rank API answers: under the catalog's ids (`h100-sxm` is H100-SXM), the link keeping the sort
+        workload = catalog_spelled(WORKLOADS[args.phase].model_validate(values), snapshot)
+        share = "/?" + with_view(canonical_query(args.phase, workload), ResultsView(sort=sort))
         json_limit = args.limit if args.json else None  # the table reads every option (counts, reasons)
         payload = ranking.rank_payload(
             args.phase,

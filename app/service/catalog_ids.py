@@ -56,10 +56,10 @@ def unknown_message(name: str, unknown: list[str], known: tuple[str, ...]) -> st
     message = f"unknown {noun} id{plural} {_quoted(unknown)}"
     if len(known) <= LISTED_IN_FULL:
         return f"{message}; known: {', '.join(known)}"
-    return f"{message}; {_did_you_mean(known, unknown)}{where.format(n=len(known))}"
+    return f"{message}; {did_you_mean(known, unknown)}{where.format(n=len(known))}"
 
 
-def _did_you_mean(known: tuple[str, ...], unknown: list[str]) -> str:
+def did_you_mean(known: tuple[str, ...], unknown: list[str]) -> str:
     """'did you mean A, B, C? ' for the known ids nearest the unknown ones ('' where none is near)."""
     by_lower = {k.lower(): k for k in known}
     nearest: list[str] = []
@@ -85,7 +85,7 @@ def unknown_one_message(snapshot: CatalogSnapshot, kind: str, wanted: str) -> st
     """Why one id of a kind ("gpus" or "models") is not the catalog's, with the nearest ids as the filters' messages
     give them: the rank, estimate, precision and own APIs name a model or GPU the same way."""
     noun, path, plural = UNKNOWN_ONE[kind]
-    hint = _did_you_mean(known_ids(snapshot, kind), [wanted])
+    hint = did_you_mean(known_ids(snapshot, kind), [wanted])
     return f"unknown {noun} {wanted!r}; {hint}GET {path} lists the catalog's {plural}"
 
 

@@ -10,7 +10,7 @@ import re
 from collections.abc import Collection, Mapping
 
 from app.scoring.specs import CatalogSnapshot
-from app.service.catalog_ids import KINDS, UNKNOWN_ONE, id_field_kind, known_ids, typed_ids
+from app.service.catalog_ids import KINDS, UNKNOWN_ONE, did_you_mean, id_field_kind, known_ids, typed_ids
 
 ID_SHAPE = re.compile(r"[A-Za-z0-9._\-]{1,64}")  # app.scoring.workload.field_types.ShortId's pattern and length
 NEAREST = 3
@@ -76,3 +76,28 @@ def typed_name_errors(typed: Mapping[str, object], snapshot: CatalogSnapshot, wr
             if key in wrong and misshapen and key not in errors:
                 errors[key] = not_an_id_message(snapshot, kind, misshapen[0])
     return errors
+
+
+QUERY_ID_KINDS = {"gpu": "gpus", "provider": "providers", "model": "models"}  # a catalog list's one-id filters
+
+
+def query_name_errors(query: Mapping[str, str], snapshot: CatalogSnapshot, wrong: Collection[str]) -> dict[str, str]:
+    """{field: message} for a catalog list's filter refused on its id's shape (`GET /api/v1/offers?gpu=H100 SXM`, or
+    `?gpu=`), said as the rank body's `"gpus": ["H100 SXM"]` is, not as a regular expression (found by qa41)."""
+    errors: dict[str, str] = {}
+    for field, kind in QUERY_ID_KINDS.items():
+        typed = query.get(field, "").strip()
+        if field not in wrong or len(typed) > 64 or ID_SHAPE.fullmatch(typed):
+            continue
+        empty = f"empty: give a {KINDS[kind][0]} id, or leave {field} out to list every one"
+        errors[field] = not_an_id_message(snapshot, kind, typed) if typed else empty
+    return errors
+
+
+def path_id_hint(snapshot: CatalogSnapshot, kind: str, typed: str) -> str:
+    """'did you mean …? ' for an id in a path the catalog lacks (/api/v1/gpus/H100, /models/Llama 3.1 70B), as the
+    filters' unknown ids are answered; '' where none is near (found by qa41: the 404 named the id alone)."""
+    if ID_SHAPE.fullmatch(typed):  # an id mistyped: its family and near spellings, as the filters say
+        return did_you_mean(known_ids(snapshot, kind), [typed])
+    meant = meant_ids(snapshot, kind, typed)  # a name or repo: the id it spells
+    return f"did you mean {', '.join(meant)}? " if meant else ""

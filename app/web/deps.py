@@ -76,6 +76,7 @@ ONE_VALUE_PER_KEY = Depends(single_valued_query)
 __all__ = ["ONE_VALUE_PER_KEY", "SessionDep", "SettingsDep", "SnapshotDep", "not_found"]
 
 
-def not_found(kind: str, identifier: str, field: str = "path") -> HTTPException:
-    """A 404 naming the id, at the path parameter that holds it (`gpu_id`)."""
-    return HTTPException(status_code=404, detail=field_entries({field: f"no {kind} with id {identifier!r}"}))
+def not_found(kind: str, identifier: str, field: str = "path", hint: str = "") -> HTTPException:
+    """A 404 naming the id, at the path parameter that holds it (`gpu_id`), and the ids it may mean (`hint`)."""
+    message = f"no {kind} with id {identifier!r}" + (f"; {hint.strip()}" if hint else "")
+    return HTTPException(status_code=404, detail=field_entries({field: message}))

@@ -24,10 +24,17 @@ MAX_BATCH_OFFERS = 5_000  # a whole provider's price list fits; more is a mistak
 
 
 def import_csv(engine: Engine, path: Path, changed_by: str) -> FileReport:
-    """Raise RowError (line counts the header as 1) or return what changed."""
+    """Raise RowError (line counts the header as 1) or return what changed. A row repricing a known offer keeps
+    the stored value of each of KEPT_FIELDS the header has no column for, as a JSON row leaving it out does."""
     rows = read_file(path, Offer)
     if len(rows) > MAX_BATCH_OFFERS:
         raise RowError(path.name, MAX_BATCH_OFFERS + 2, "row", f"more than {MAX_BATCH_OFFERS} offers")
+    absent = [name for name in KEPT_FIELDS if name not in price_formats.read_header(path)]
+    known = known_offers(engine) if absent else {}
+    for _line, row in rows:
+        current = known.get(tuple(str(getattr(row, k)) for k in OFFER_KEY))
+        for name in absent if current is not None else ():
+            setattr(row, name, getattr(current, name))
     return load_rows(engine, path.name, Offer, OFFER_KEY, rows, changed_by)
 
 

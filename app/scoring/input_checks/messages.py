@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from app.scoring.input_checks.bound_words import bound_message
-from app.scoring.input_checks.type_words import type_message
+from app.scoring.input_checks.type_words import shape_message, type_message
 
 NOT_FINITE = "must be a finite number"
 # The range checks that NaN and infinity fail, quoting a bound the input is not "beyond".
@@ -60,7 +60,7 @@ def error_message(error: Any) -> str:
     named = _named_field(error)
     if named is not None:
         return named[1]
-    bounded = bound_message(error) or type_message(error)
+    bounded = bound_message(error) or type_message(error) or shape_message(error)
     if bounded is not None:
         return bounded
     return str(error["msg"]).removeprefix("Value error, ") + _choice_hint(error)

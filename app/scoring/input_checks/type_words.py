@@ -75,3 +75,34 @@ def type_message(error: Any) -> str | None:
     example = EXAMPLE_BY_FIELD.get(field)
     message = f"must be {kind}" + (f" of {unit}" if unit else "")
     return f"{message}, e.g. {example}" if example else message
+
+
+# pydantic's errors for a value of the wrong JSON shape -> what the field takes ({list} an example list for the field)
+SHAPE_WORDS = {
+    "list_type": "must be a JSON list, one value too: {list}",
+    "string_type": "must be text, in quotes",
+    "bool_type": "must be true or false",
+    "bool_parsing": "must be true or false",
+    "model_attributes_type": "must be a JSON object of fields, {{…}}",
+    "dict_type": "must be a JSON object, {{…}}",
+}
+LIST_EXAMPLE_BY_FIELD = {
+    "gpus": '["H100-SXM"]',
+    "providers": '["lambda"]',
+    "vendors": '["NVIDIA"]',
+    "price_types": '["on_demand"]',
+    "mix": '[{"shape": "chat", "share": 1}]',
+}
+
+
+def shape_message(error: Any) -> str | None:
+    """A value of the wrong JSON shape (`"gpus": "H100-SXM"`, `"model": 123`, an empty id) in words, not pydantic's
+    "Input should be a valid list"; None for another error (found by qa41)."""
+    kind = error.get("type")
+    if kind == "string_too_short" and (error.get("ctx") or {}).get("min_length") == 1:
+        return "must not be empty"
+    words = SHAPE_WORDS.get(kind)
+    if words is None:
+        return None
+    loc = [str(part) for part in error.get("loc", ()) if not isinstance(part, int)]
+    return words.format(list=LIST_EXAMPLE_BY_FIELD.get(loc[-1] if loc else "", '["…"]'))

@@ -34,10 +34,10 @@ class OfferImport(OfferBase):
 
 
 class ImportResult(BaseModel):
-    inserted: int
-    updated: int
-    unchanged: int
-    prices_changed: int
+    inserted: int = Field(description="rows of offers not in the catalog: added, each with its first price history")
+    updated: int = Field(description="offers whose stored fields the rows changed (prices_changed of them in price)")
+    unchanged: int = Field(description="rows identical to the offer stored: nothing written")
+    prices_changed: int = Field(description="updated offers whose price changed: each appended to its history")
     newer_kept: int = Field(0, description="offers whose stored price is a newer reading than the row's: kept")
 
 
@@ -113,7 +113,9 @@ def import_offers_csv(
     ] = None,
     provider: Annotated[str | None, Query(min_length=1, max_length=64, description="skypilot/gpuhunt rows")] = None,
     as_of: Annotated[date | None, Query(description="date of skypilot/gpuhunt prices (required for them)")] = None,
-    source_url: Annotated[str | None, Query(max_length=500)] = None,
+    source_url: Annotated[
+        str | None, Query(max_length=500, description="where skypilot/gpuhunt prices were read (default: the format's)")
+    ] = None,
 ) -> ImportResult:
     """The CLI's `prices import` over HTTP: an offers.csv, SkyPilot or gpuhunt CSV, all or nothing.
     An upload has no file date, so SkyPilot and gpuhunt files need `as_of` (and `provider`)."""

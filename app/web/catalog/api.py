@@ -24,6 +24,7 @@ from app.service.catalog.schemas import (
     ProviderPublic,
     TokenPricePublic,
 )
+from app.service.named_ids import path_id_hint
 from app.service.superseded_offer import superseded_history_note
 from app.web.catalog.http_cache import CatalogJsonRoute
 from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, SnapshotDep, not_found
@@ -94,7 +95,7 @@ def get_gpu(
     the "from" prices stay those of every offer."""
     gpu = queries.get_gpu(session, gpu_id)
     if gpu is None:
-        raise not_found("GPU", gpu_id, "gpu_id")
+        raise not_found("GPU", gpu_id, "gpu_id", path_id_hint(snapshot, "gpus", gpu_id))
     refuse(provider_errors(snapshot, query.provider))
     return views.gpu_detail(session, gpu, settings.stale_after_days, query)
 
@@ -142,10 +143,12 @@ def list_providers(
     summary="One provider: its GPU offers and per-token API prices",
     response_model=ProviderDetail,
 )
-def get_provider(provider_id: ProviderIdPath, session: SessionDep, settings: SettingsDep) -> ProviderDetail:
+def get_provider(
+    provider_id: ProviderIdPath, session: SessionDep, settings: SettingsDep, snapshot: SnapshotDep
+) -> ProviderDetail:
     provider = queries.get_provider(session, provider_id)
     if provider is None:
-        raise not_found("provider", provider_id, "provider_id")
+        raise not_found("provider", provider_id, "provider_id", path_id_hint(snapshot, "providers", provider_id))
     return provider_detail(session, provider, settings.stale_after_days)
 
 
@@ -166,10 +169,10 @@ def list_models(
     summary="One model: architecture, sources and per-token API prices",
     response_model=ModelDetail,
 )
-def get_model(model_id: ModelIdPath, session: SessionDep, settings: SettingsDep) -> ModelDetail:
+def get_model(model_id: ModelIdPath, session: SessionDep, settings: SettingsDep, snapshot: SnapshotDep) -> ModelDetail:
     model = queries.get_model(session, model_id)
     if model is None:
-        raise not_found("model", model_id, "model_id")
+        raise not_found("model", model_id, "model_id", path_id_hint(snapshot, "models", model_id))
     return views.model_detail(session, model, settings.stale_after_days)
 
 

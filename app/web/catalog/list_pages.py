@@ -20,6 +20,7 @@ from app.service.catalog.list_filters import GpuListQuery, GpuOffersQuery, Model
 from app.service.catalog.list_query import ListQuery, ListRequest, form_values, parse_list_query, sort_links
 from app.service.catalog.provider_views import provider_list
 from app.service.charts.gpu_prices import cheapest_price_bars
+from app.service.named_ids import path_id_hint
 from app.web.catalog.http_cache import CatalogJsonRoute
 from app.web.catalog.pages import canonical_redirect
 from app.web.deps import SessionDep, SettingsDep, SnapshotDep, not_found
@@ -150,7 +151,7 @@ def gpu_page(
     gpu_id, as_json = split_json_suffix(gpu_id)
     gpu = queries.get_gpu(session, gpu_id)
     if gpu is None:
-        raise not_found("GPU", gpu_id, "gpu_id")
+        raise not_found("GPU", gpu_id, "gpu_id", path_id_hint(snapshot, "gpus", gpu_id))
     if gpu.id != gpu_id:
         return canonical_redirect(request, f"/gpus/{gpu.id}", as_json)
     where = f"GET /gpus/{{gpu_id}}{'.json' if as_json else ''}"

@@ -10,10 +10,11 @@ from app.scoring.workload import InferenceWorkload
 from app.service.catalog import views
 from app.service.catalog.provider_views import provider_detail
 from app.service.catalog.schemas import ModelDetail
+from app.service.named_ids import path_id_hint
 from app.service.query.canonical import canonical_query
 from app.service.query.fitting_lengths import lengths_within
 from app.web.catalog.http_cache import CatalogJsonRoute
-from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, not_found
+from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, SnapshotDep, not_found
 from app.web.rendering.render import json_response, page, split_json_suffix
 
 router = APIRouter(include_in_schema=False, dependencies=[ONE_VALUE_PER_KEY], route_class=CatalogJsonRoute)
@@ -27,11 +28,13 @@ def canonical_redirect(request: Request, path: str, as_json: bool) -> Response:
 
 
 @router.get("/providers/{provider_id}")
-def provider_page(provider_id: str, request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+def provider_page(
+    provider_id: str, request: Request, session: SessionDep, settings: SettingsDep, snapshot: SnapshotDep
+) -> Response:
     provider_id, as_json = split_json_suffix(provider_id)
     provider = queries.get_provider(session, provider_id)
     if provider is None:
-        raise not_found("provider", provider_id, "provider_id")
+        raise not_found("provider", provider_id, "provider_id", path_id_hint(snapshot, "providers", provider_id))
     if provider.id != provider_id:
         return canonical_redirect(request, f"/providers/{provider.id}", as_json)
     detail = provider_detail(session, provider, settings.stale_after_days)
@@ -47,11 +50,13 @@ def provider_page(provider_id: str, request: Request, session: SessionDep, setti
 
 
 @router.get("/models/{model_id}")
-def model_page(model_id: str, request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+def model_page(
+    model_id: str, request: Request, session: SessionDep, settings: SettingsDep, snapshot: SnapshotDep
+) -> Response:
     model_id, as_json = split_json_suffix(model_id)
     model = queries.get_model(session, model_id)
     if model is None:
-        raise not_found("model", model_id, "model_id")
+        raise not_found("model", model_id, "model_id", path_id_hint(snapshot, "models", model_id))
     if model.id != model_id:
         return canonical_redirect(request, f"/models/{model.id}", as_json)
     detail = views.model_detail(session, model, settings.stale_after_days)

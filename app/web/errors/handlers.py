@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.scoring.input_checks.messages import FieldError, error_location, error_message
 from app.scoring.specs import CatalogSnapshot
+from app.service.named_ids import query_name_errors
 from app.web.deps import get_snapshot
 from app.web.errors.body_ids import body_id_errors
 from app.web.errors.error_shape import ERROR_SCHEMA, error_body, error_entries, field_entries
@@ -160,7 +161,11 @@ async def validation_error(request: Request, exc: RequestValidationError) -> Res
         return JSONResponse({"detail": [unread]}, status_code=415)
     model = body_model(request)
     errors = field_errors(list(exc.errors()), model)
-    found = {e["field"]: e for e in body_id_errors(model, exc.body, await _snapshot_or_none(request), errors)}
+    snapshot = await _snapshot_or_none(request)
+    found = {e["field"]: e for e in body_id_errors(model, exc.body, snapshot, errors)}
+    if model is None and snapshot is not None:  # a catalog list's query: `?gpu=H100 SXM`
+        wrong = {e["field"] for e in errors}
+        found |= {e["field"]: e for e in field_entries(query_name_errors(request.query_params, snapshot, wrong))}
     # a name typed as an id (`"model": "Llama 3.1 70B"`) is said again in catalog terms, in its shape error's place
     errors = [found.pop(e["field"], e) for e in errors] + list(found.values())
     messages = [f"{e['field']}: {e['message']}" for e in errors]

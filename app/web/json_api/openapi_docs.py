@@ -111,6 +111,28 @@ REQUEST_EXAMPLES: dict[str, dict[str, Any]] = {
     "/share": {"path": "/", "query": "model=llama-3.1-70b&weight_dtype=fp8&tpot_ms=40"},
 }
 
+# The admin API's examples re-send one seed offer as the catalog holds it: trying one changes nothing (unchanged 1).
+SEED_OFFER = {
+    "provider_id": "runpod",
+    "gpu_id": "H100-SXM",
+    "gpu_count": 1,
+    "region": "Secure Cloud",
+    "price_type": "on_demand",
+    "usd_per_hour": 3.99,
+    "usd_per_gpu_hour": 3.99,
+    "as_of": "2026-11-09",
+    "source_url": "https://www.runpod.io/pricing",
+    "retrieved_via": "datareceipts/data-receipts 109-gpu-pricing/vendors.json (read 2026-11-09)",
+    "verification": "secondary transcription",
+}
+ADMIN_EXAMPLES: dict[str, tuple[str, Any]] = {  # only in the schema where GPUMATCH_ADMIN_TOKEN turns them on
+    "/api/v1/admin/offers": ("application/json", [SEED_OFFER]),
+    "/api/v1/admin/offers/csv": (
+        "text/csv",
+        ",".join(SEED_OFFER) + "\n" + ",".join(str(value) for value in SEED_OFFER.values()) + "\n",
+    ),
+}
+
 
 def install(app: FastAPI) -> None:
     """The description on /docs' front, and each POST's example body (after the routers are included)."""
@@ -122,6 +144,9 @@ def install(app: FastAPI) -> None:
         for path, body in REQUEST_EXAMPLES.items():
             content = schema["paths"][path]["post"]["requestBody"]["content"]["application/json"]
             content["example"] = body
+        for path, (media, example) in ADMIN_EXAMPLES.items():
+            if path in schema["paths"]:
+                schema["paths"][path]["post"]["requestBody"]["content"][media]["example"] = example
         return schema
 
     app.openapi = openapi  # type: ignore[method-assign]

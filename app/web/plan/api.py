@@ -27,8 +27,8 @@ router = APIRouter(
 )
 
 LimitQuery = Annotated[
-    int | None, AS_TYPED, Query(ge=1, le=1000, description="return only the best N dedicated options")
-]
+    int | None, Query(ge=1, le=1000, description="return only the best N dedicated options"), AS_TYPED
+]  # AS_TYPED after Query, or the schema's bounds read ge/le (not JSON Schema) beside an integer without them
 TermsQuery = Annotated[bool, Query(description="include each option's explanation terms")]
 
 

@@ -26,7 +26,8 @@ router = APIRouter(
     prefix="/api/v1", tags=["estimate and rank"], dependencies=[ONE_VALUE_PER_KEY], route_class=StrictJsonRoute
 )
 
-LimitQuery = Annotated[int | None, AS_TYPED, Query(ge=1, le=1000, description="return only the best N options")]
+# AS_TYPED after Query: before it, the bounds left the schema's integer as unknown keys ge/le, not minimum/maximum
+LimitQuery = Annotated[int | None, Query(ge=1, le=1000, description="return only the best N options"), AS_TYPED]
 TermsQuery = Annotated[bool, Query(description="include each option's explanation terms")]
 ChartsQuery = Annotated[
     bool,

@@ -19,12 +19,19 @@ class ShareRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     path: str = Field(max_length=32, description="the page: / or /compare")
-    query: str = Field(max_length=4000, description="its query string, e.g. model=llama-3.1-8b&input_len=2000")
+    query: str = Field(
+        max_length=4000,
+        description="its query string, e.g. model=llama-3.1-8b&input_len=2000, as a rank API's share_url gives it "
+        "(its sort, show and page follow the link, not saved with the question)",
+    )
 
 
 class ShareCreated(BaseModel):
     slug: str = Field(description="the saved link's id: /s/{slug}")
-    url: str = Field(description="the saved link, /s/{slug}; /s/{slug}.json and .csv are its data")
+    url: str = Field(
+        description="the saved link, /s/{slug}, then the query's sort, show or page if it gave one (?sort=-tok_s); "
+        "/s/{slug}.json and .csv are its data"
+    )
 
 
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")

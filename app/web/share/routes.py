@@ -18,7 +18,7 @@ from app.scoring.specs import CatalogSnapshot
 from app.service.query.catalog_spelling import in_catalog_spelling
 from app.service.query.phase import PHASES, asks_a_question
 from app.service.query.question import ParsedQuery, parse
-from app.service.query.view import parse_view
+from app.service.query.view import VIEW_FIELDS, ResultsView, parse_view, with_view
 from app.service.rank import ranking
 from app.service.rank.model_spec import UnknownId, model_spec_for
 from app.service.rank.ranked_page import compare_cards
@@ -70,16 +70,27 @@ def create_share(
     if refused:
         return refused_response(request, 403, refused)
     items = query_items(fields.query)
-    parsed = in_catalog_spelling(parse(items), snapshot)  # saved under the catalog's ids, as the page links them
-    problems = _problems(fields.path, parsed, snapshot, asks_a_question(items, PHASES))
+    question = [(key, value) for key, value in items if key not in VIEW_FIELDS]
+    parsed = in_catalog_spelling(parse(question), snapshot)  # saved under the catalog's ids, as the page links them
+    view_errors: dict[str, str] = {}
+    view = _view(items, parsed, view_errors)
+    problems = {**_problems(fields.path, parsed, snapshot, asks_a_question(question, PHASES)), **view_errors}
     if problems:
         return field_error_response(request, problems)
     slug = stored_links.save(session, fields.path, stored_query(parsed, snapshot), snapshot)
+    link = f"/s/{slug}?{with_view('', view)}".rstrip("?")  # the view follows the saved link, as /s/{slug}?sort= reads
     if wants_json(request):
-        created = json_response({"slug": slug, "url": f"/s/{slug}"}, 201)
-        created.headers["Location"] = f"/s/{slug}"  # a 201 names what it created (RFC 9110 §15.3.2), not /share
+        created = json_response({"slug": slug, "url": link}, 201)
+        created.headers["Location"] = link  # a 201 names what it created (RFC 9110 §15.3.2), not /share
         return created
-    return RedirectResponse(f"/s/{slug}", status_code=303)
+    return RedirectResponse(link, status_code=303)
+
+
+def _view(items: list[tuple[str, str]], parsed: ParsedQuery, errors: dict[str, str]) -> ResultsView:
+    """The query's sort, show and page (a rank API's share_url carries its sort): they follow the link, unsaved."""
+    given = [key for key, _ in items if key in VIEW_FIELDS]
+    errors.update({key: f"given more than once; {key} takes one value" for key in given if given.count(key) > 1})
+    return parse_view({key: value for key, value in items if key in VIEW_FIELDS}, errors, parsed.phase)
 
 
 def _problems(path: str, parsed: ParsedQuery, snapshot: CatalogSnapshot, asks: bool) -> dict[str, str]:
