@@ -37,8 +37,11 @@ PAGES = [
     ("/mix", "engine=trtllm&vendors=AMD&tpot_ms=-1&providers=NOPE", {"tpot_ms": "must be ", "engine": "NVIDIA"}),
     ("/precision", f"{DENSE}&{BEYOND}&tpot_ms=-1&providers=NOPE", {"providers": "NOPE", "output_len": "context"}),
     # an owned GPU's empty inputs without a sourced default (MI355X: no server price, power or fresh offer)
-    ("/own", "gpu=MI355X&gpu_count=0", {"gpu_count": "must be ", "purchase_usd_per_server": "no sourced"}),
+    ("/own", "gpu=MI355X&gpu_count=0", {"gpu_count": "must be ", "purchase_usd_per_server": "the catalog has no"}),
 ]
+
+
+OWN_GAPS = {"purchase_usd_per_server", "power_kw_per_server", "provisioned_kw_per_server", "rental_usd_per_gpu_hour"}
 
 
 def _twin(path: str) -> str:
@@ -59,6 +62,9 @@ def test_page_shows_every_wrong_field_beside_its_input(client, path, query, said
     response = client.get(f"{path}?{query}")
     assert response.status_code == 422
     for field in said:
+        if path == "/own" and field in OWN_GAPS:  # a cost the catalog lacks is asked for apart, not as a mistake
+            assert f'id="gap-{field}"' in response.text and f'id="err-{field}"' not in response.text, field
+            continue
         assert f'id="err-{field}"' in response.text, field
         assert re.search(rf'aria-describedby="[^"]*\berr-{field}\b', response.text), field
 
@@ -75,7 +81,7 @@ def test_an_owned_gpu_refused_on_its_shape_hears_no_default_check(client):
     detail = client.get("/own.json?gpu=MI355X&gpus_per_server=0").json()["detail"]
     assert [e["field"] for e in detail] == ["gpus_per_server"]
     given = client.get("/own.json?gpu=MI355X&gpu_count=0&purchase_usd_per_server=-5").json()["detail"]
-    assert "no sourced" not in {e["field"]: e["message"] for e in given}["purchase_usd_per_server"]
+    assert "the catalog has no" not in {e["field"]: e["message"] for e in given}["purchase_usd_per_server"]
 
 
 def test_a_training_question_hears_no_inference_check(client):
@@ -141,7 +147,7 @@ BODIES = [
     (
         "/api/v1/own",
         {"gpu": "MI355X", "gpu_count": 0, "pue": 0.5},
-        {"gpu_count": "must be ", "pue": "must be ", "rental_usd_per_gpu_hour": "give a rental price"},
+        {"gpu_count": "must be ", "pue": "must be ", "rental_usd_per_gpu_hour": "enter a rental price"},
     ),
     (
         "/api/v1/mix",

@@ -463,10 +463,25 @@ def test_a_plan_with_a_training_run_says_how_to_serve_the_model_it_trains(client
     twin = client.get(url.replace("/plan?", "/plan.json?")).json()
     assert twin["verdict"]["cheapest"] == "serverless"
     trained = twin["lifecycle"]["verdict"]
-    assert trained["cheapest"] != "serverless" and "no serverless price" in trained["text"]
+    assert trained["cheapest"] != "serverless"
     page = html.unescape(client.get(url).text)
-    assert f"For the model you train (lora), with only the per-token APIs that serve it: {trained['text']}." in page
-    assert f"Serving the model you train: {trained['text']}." in page
+    assert trained["text"].startswith("Only dedicated GPUs can serve the LoRA adapter you train: it needs a host that ")
+    assert "Cheapest: " in trained["text"] and "no serverless price compares" not in trained["text"]
+    assert (
+        page.count(f"{trained['text']}.") == 2
+    )  # beside the base model's verdict, and over the train-then-serve table
+    assert "For the model you train (lora)" not in page and "Serving the model you train:" not in page
+
+
+def test_a_fully_fine_tuned_model_says_why_only_dedicated_gpus_serve_it(client):
+    """qa42: 'For the model you train (full_ft), with only the per-token APIs that serve it: Only dedicated serves this
+    workload (no serverless price compares): …' read awkwardly; it says the reason plainly: new weights are not sold."""
+    url = "/plan?model=llama-3.1-8b&requests_per_day=100000&months=12&train_total_tokens=100000000&train_method=full_ft"
+    trained = client.get(url.replace("/plan?", "/plan.json?")).json()["lifecycle"]["verdict"]
+    assert trained["text"].startswith(
+        "Only dedicated GPUs can serve the model you fully fine-tune: per-token APIs sell only the models they host, "
+        "not your weights. Cheapest: "
+    )
 
 
 def test_the_verdict_names_the_providers_variant_of_the_model(client) -> None:  # type: ignore[no-untyped-def]

@@ -107,6 +107,13 @@ def typed_missing_defaults(
     return {k: v for k, v in missing_defaults(question, snapshot).items() if k not in typed}
 
 
+def catalog_gaps(errors: Mapping[str, str], typed: Mapping[str, Any], snapshot: CatalogSnapshot) -> dict[str, str]:
+    """Of a refused question's errors, those saying a cost the user left empty has no sourced default for the GPU:
+    the catalog's gap, not the user's mistake (the page asks for them apart from the fields to correct)."""
+    gaps = typed_missing_defaults(typed, snapshot, errors.keys())
+    return {k: v for k, v in errors.items() if gaps.get(k) == v}
+
+
 def _check_gpu(question: OwnershipQuestion, snapshot: CatalogSnapshot) -> None:
     if question.gpu not in snapshot.gpus:
         raise MissingInput("gpu", unknown_one_message(snapshot, "gpus", question.gpu))
@@ -236,6 +243,7 @@ __all__ = [
     "MissingInput",
     "OwnQuery",
     "canonical_own_query",
+    "catalog_gaps",
     "form_defaults",
     "gpu_choices",
     "own_payload",

@@ -353,7 +353,7 @@ def test_the_margin_also_holds_the_pooled_rows_when_one_big_publication_fits_wor
 def test_the_committed_bands_say_how_much_they_were_widened():
     margin = bands.BAND_MARGINS["output_tok_s_per_gpu"]
     assert margin > 0
-    assert f"widened {math.exp(margin):.2f}x each way" in bands.band_source("output_tok_s_per_gpu|trtllm|nvidia")
+    assert f"widened {math.exp(margin):.2f}× each way" in bands.band_source("output_tok_s_per_gpu|trtllm|nvidia")
 
 
 def test_band_coverage_reports_the_held_out_bands_share():

@@ -17,7 +17,7 @@ def written_afresh(regime: BandRegime, ttft_p99_ms: float, tpot_p99_ms: float) -
     for metric, value, name in (("ttft_ms", ttft_p99_ms, "TTFT"), ("tpot_ms", tpot_p99_ms, "TPOT")):
         low, high, words = band_ratio(metric, *regime)
         bands.append(Band.around(value, low, high))
-        evidence.append(f"{name} {fixed(low, 2)}-{fixed(high, 2)}x the estimate ({words})")
+        evidence.append(f"{name} {fixed(low, 2)}-{fixed(high, 2)}× the estimate ({words})")
     return LatencyBands(bands[0], bands[1], "latency bands: " + "; ".join(evidence))
 
 

@@ -61,6 +61,6 @@ def test_the_report_section_shows_every_answer_with_its_terms():
     assert text.count(f"| {pq.R1_QUESTION} |") == len(pq.R1_TPOT_LIMITS_MS)
     assert "routed experts" in text and "memory" in text
     step = pq.largest_step(pq.r1_on_8_h200(GPUS, MODELS))
-    assert f"neighbouring 10 ms TPOT limits is {step:.2f}x" in text
+    assert f"neighbouring 10 ms TPOT limits is {step:.2f}×" in text
     assert text.count("B200 / H200 per GPU") >= 5  # both models, each limit where both GPUs meet it
     assert not re.search(r"\b\d+x[A-Z]", text)  # GPU counts read "8×H200", as the pages write them (qa40)

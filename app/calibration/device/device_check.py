@@ -123,7 +123,7 @@ SCRIPT_CONDITIONS = {  # the run's script, by its rows' kinds -> how it timed th
     "train_attention_cudnn": (
         "benchmarks/device/train_step.py --only attention",
         "Each time is the median of 5 eager forward + backward passes after 2 warm-up passes, with CUDA events; "
-        "TFLOPS count the executed causal FLOPs (backward 2.5x forward). Estimate = the attention term of the "
+        "TFLOPS count the executed causal FLOPs (backward 2.5× forward). Estimate = the attention term of the "
         "training estimator's compute time for one layer, at the step's MFU for framework pytorch "
         "(app/calibration/device/device_training.py). Ratio = estimate / measured.",
     ),

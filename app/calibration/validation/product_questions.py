@@ -195,7 +195,7 @@ def datasheet_ratios(h200: GpuSpec, b200: GpuSpec) -> tuple[float, float]:
 def _datasheet_line(h200: GpuSpec, b200: GpuSpec) -> str:
     peak, bandwidth = datasheet_ratios(h200, b200)
     return (
-        f"Datasheet ratios B200 / H200: FP8 dense peak {peak:.2f}x, HBM bandwidth {bandwidth:.2f}x. Near the TPOT "
+        f"Datasheet ratios B200 / H200: FP8 dense peak {peak:.2f}×, HBM bandwidth {bandwidth:.2f}×. Near the TPOT "
         "limit the ratio can pass both: the H200 spends most of the step budget streaming the weights, which leaves "
         "little of it for the batch."
     )
@@ -208,7 +208,7 @@ def markdown(gpus: dict[str, GpuSpec], models: dict[str, ModelSpec]) -> str:
     r1_step = largest_step(sweep)
     notes = [
         f"DeepSeek-R1 on 8×H200: the largest step in per-GPU throughput between neighbouring 10 ms TPOT limits is "
-        f"{r1_step:.2f}x.",
+        f"{r1_step:.2f}×.",
         *_ratio_lines(answers),
         _datasheet_line(gpus["H200"], gpus["B200"]),
         *band_evidence(answers),

@@ -276,7 +276,7 @@ def _margin_text(key: str) -> str:
     if margin <= 0:
         return ""
     return (
-        f", widened {fixed(math.exp(margin), 2)}x each way so that a publication held out of the band falls "
+        f", widened {fixed(math.exp(margin), 2)}× each way so that a publication held out of the band falls "
         f"{percent(HELD_OUT_COVERAGE)} inside it (all such rows pooled: {percent(HELD_OUT_ROW_FLOOR)} at least)"
     )
 

@@ -58,7 +58,8 @@ def _context(query: ownership.OwnQuery, snapshot: CatalogSnapshot, asked: bool) 
     else:
         form.update(query.values)
     context["form"] = form
-    context["errors"] = query.errors
+    context["missing"] = ownership.catalog_gaps(query.errors, query.values, snapshot)
+    context["errors"] = {k: v for k, v in query.errors.items() if k not in context["missing"]}
     return context
 
 

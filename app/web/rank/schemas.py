@@ -195,7 +195,7 @@ class InferenceRankResponse(RankResponseBase):
     cards_note: str | None = Field(
         None,
         description="present only on /compare.json: where the cards' output tokens/s per GPU differ by more than "
-        f"{PAST_DATASHEET:g}x the larger of their datasheet ratios (memory bandwidth, dense peak), why, as the page "
+        f"{PAST_DATASHEET:g}× the larger of their datasheet ratios (memory bandwidth, dense peak), why, as the page "
         "says it under the cards ('' otherwise)",
     )
 

@@ -61,5 +61,5 @@ def _regime_latency_bands(regime: BandRegime) -> tuple[tuple[float, float], tupl
     for metric, name in (("ttft_ms", "TTFT"), ("tpot_ms", "TPOT")):
         low, high, words = band_ratio(metric, *regime)
         ratios.append((low, high))
-        evidence.append(f"{name} {fixed(low, 2)}-{fixed(high, 2)}x the estimate ({words})")
+        evidence.append(f"{name} {fixed(low, 2)}-{fixed(high, 2)}× the estimate ({words})")
     return ratios[0], ratios[1], "latency bands: " + "; ".join(evidence)

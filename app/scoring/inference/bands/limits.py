@@ -55,7 +55,7 @@ def limit_multiples(w: InferenceWorkload, regime: BandRegime) -> tuple[float, fl
 
 
 def slow_end_words(multiples: tuple[float, float]) -> str:
-    """The multiples a band's slow end puts on the estimates, for a reason: `(TTFT 1.25x, TPOT 1.36x the estimate)`."""
+    """The multiples a band's slow end puts on the estimates, for a reason: `(TTFT 1.25×, TPOT 1.36× the estimate)`."""
     return f"(TTFT {fixed(multiples[0], 2)}×, TPOT {fixed(multiples[1], 2)}× the estimate)"
 
 

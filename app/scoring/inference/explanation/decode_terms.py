@@ -31,7 +31,7 @@ SOURCE = "efficiency/inference.py (fitted by calibrate_inference on the public v
 # What stands behind the ROCm factors, said wherever they apply.
 ROCM_EVIDENCE = (
     "ROCm factors fitted on the two AMD inference publications, argonne's 2024 vLLM 0.6.1 ROCm runs and AMD's tuned "
-    "MLPerf v4.1 submission, which disagree 2-5x at large batches: a compromise with a wide band (docs/ACCURACY.md)"
+    "MLPerf v4.1 submission, which disagree 2-5× at large batches: a compromise with a wide band (docs/ACCURACY.md)"
 )
 
 

@@ -285,7 +285,7 @@ def _small_batch_moe_note(s: Solution) -> list[str]:
     return [
         f"weak spot: {s.model.num_experts} fine-grained experts at {_load_words(s)}: the routed experts are timed at "
         "the dense streaming rate, which public rows confirm from batch 8; GPU kernel timings of this regime "
-        "suggest decode may be up to ~1.4x slower than estimated (docs/measurements)"
+        "suggest decode may be up to ~1.4× slower than estimated (docs/measurements)"
     ]
 
 
@@ -296,7 +296,7 @@ def _rocm_note(s: Solution) -> list[str]:
         return []
     return [
         "weak spot: vLLM/SGLang on ROCm: the ROCm factors are a compromise between a stock 2024 vLLM build and AMD's "
-        "tuned MLPerf run, which disagree 2-5x on matmuls; held out, either source is missed by up to 2x (the band "
+        "tuned MLPerf run, which disagree 2-5× on matmuls; held out, either source is missed by up to 2× (the band "
         "shows how far, and a current ROCm build may well run faster)"
     ]
 

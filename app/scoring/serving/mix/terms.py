@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.scoring.explain import Term, batch_words, fixed, percent, significant
+from app.scoring.explain import Term, batch_words, fixed, percent, significant, usd_price
 from app.scoring.serving.mix.candidates import BucketDemand, BucketFit, ReplicaType
 from app.scoring.serving.mix.question import MixQuestion
 from app.scoring.serving.traffic.week import HOURS_PER_MONTH, SECONDS_PER_DAY
@@ -37,7 +37,7 @@ def row_terms(
             "monthly cost",
             replicas * r.usd_per_replica_month,
             "$/month",
-            f"{replicas} × {r.rented_gpus or r.gpu_count} GPU × ${fixed(r.usd_per_gpu_hour, 2)}/GPU-h"
+            f"{replicas} × {r.rented_gpus or r.gpu_count} GPU × {usd_price(r.usd_per_gpu_hour)}/GPU-h"
             f" × {significant(HOURS_PER_MONTH)} h",
         ),
     ]

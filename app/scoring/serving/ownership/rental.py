@@ -43,7 +43,11 @@ def offer_words(offer: Offer) -> str:
 def rental_default(snapshot: CatalogSnapshot, q: OwnershipQuestion) -> ResolvedInput:
     offer = cheapest_rental(snapshot, q.gpu, q.gpus_per_server)
     if offer is None:
-        raise MissingInput("rental_usd_per_gpu_hour", f"no fresh on-demand offer of {q.gpu}; give a rental price")
+        raise MissingInput(
+            "rental_usd_per_gpu_hour",
+            f"the catalog has no fresh on-demand offer of {q.gpu} to price renting: enter a rental price, in $ per "
+            "GPU-hour",
+        )
     size = q.gpus_per_server
     if offer.gpu_count == size:
         text = f"cheapest on-demand {size}-GPU instance, the size of the servers owned: {offer_words(offer)}"

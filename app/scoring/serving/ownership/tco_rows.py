@@ -64,10 +64,11 @@ def purchase_default(tco: tuple[TcoInput, ...], gpu: str, gpus_per_server: int =
         return rack
     if not rows:
         gpu_price = _rows(tco, "purchase_price_gpu", gpu)
-        hint = (
-            f" (tco.csv has a bare GPU price, {gpu_price[0].value_text} USD, without the server)" if gpu_price else ""
+        hint = f", only a bare GPU price, {gpu_price[0].value_text} USD, without the server" if gpu_price else ""
+        raise MissingInput(
+            "purchase_usd_per_server",
+            f"the catalog has no server price for {gpu} (tco.csv lists none{hint}): enter yours, in $ per server",
         )
-        raise MissingInput("purchase_usd_per_server", f"no sourced server price for {gpu} in tco.csv{hint}; give one")
     scale, size = _per_server_size(gpus_per_server)
     return from_row("purchase_usd_per_server", rows[0], "$ per server", scale, "newest dated server price" + size)
 
@@ -104,9 +105,18 @@ def power_default(
     if rows := _rows(tco, "system_power_max", gpu):
         why = "maximum input" if not typical_first else WORST_CASE_POWER
         return from_row(field, rows[0], "kW per server", scale, why + size)
-    raise MissingInput(field, f"no sourced system power for {gpu} servers in tco.csv; give one")
+    raise MissingInput(
+        field,
+        f"the catalog has no {POWER_WORDS[field]} for {gpu} servers (tco.csv lists none): enter "
+        "yours, in kW per server",
+    )
 
 
+# what each power field holds, in the words a missing one is asked for
+POWER_WORDS = {
+    "power_kw_per_server": "power draw",
+    "provisioned_kw_per_server": "provisioned power (the maximum input, which colocation bills)",
+}
 WORST_CASE_POWER = (
     "maximum input, a worst case: tco.csv has no typical draw for this server, so the energy is overstated beside "
     "a GPU priced at its typical draw; give your measured draw"
@@ -117,12 +127,14 @@ def first_row(tco: tuple[TcoInput, ...], item: str, field: str, pick: str = "") 
     rows = _rows(tco, item)
     chosen = [t for t in rows if pick in t.unit or pick in urlparse(t.source_url).netloc] if pick else rows
     if not (chosen or rows):
-        raise MissingInput(field, f"no sourced {item} in tco.csv; give one")
+        raise MissingInput(field, f"the catalog has no {item.replace('_', ' ')} (tco.csv lists none): enter yours")
     return (chosen or rows)[0]
 
 
 def shortest_life(tco: tuple[TcoInput, ...]) -> TcoInput:
     rows = _rows(tco, "depreciation_life")
     if not rows:
-        raise MissingInput("depreciation_years", "no sourced depreciation life in tco.csv; give one")
+        raise MissingInput(
+            "depreciation_years", "the catalog has no depreciation life (tco.csv lists none): enter yours"
+        )
     return min(rows, key=lambda t: t.value or 0)

@@ -22,6 +22,7 @@ from app.scoring.serving.plans.options import (
     request_seconds,
     sustained_tokens_per_s,
 )
+from app.scoring.serving.plans.trained_verdict import trained_verdict
 from app.scoring.serving.plans.verdict import Priced, Verdict, plan_verdict
 from app.scoring.serving.serverless.notes import chosen_doubt_note, label_tags, left_out_note, lower_figure_note
 from app.scoring.serving.serverless.quotes import ServerlessQuote, cheapest_comparable, serverless_quotes
@@ -243,7 +244,7 @@ def plan_serving(
     elif not quotes:
         notes.append(no_stand_in_note(model))
     infeasible = infeasible_groups(ranking.row_keys[ranking.feasible_count :]) if not ranking.feasible_count else []
-    return serving_plan_from(
+    plan = serving_plan_from(
         model.id,
         ranking.options,
         quotes,
@@ -254,3 +255,6 @@ def plan_serving(
         infeasible=infeasible,
         ttft_limit_ms=workload.ttft_ms,
     )
+    if trained_with is None or plan.verdict is None:
+        return plan
+    return replace(plan, verdict=trained_verdict(plan.verdict, trained_with, model, bool(quotes)))

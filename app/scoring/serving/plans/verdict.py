@@ -94,12 +94,15 @@ def plan_verdict(
     return Verdict("scale_to_zero", text, cold_start_caveat(dedicated, requests_per_month, cold_start_s, ttft_ms))
 
 
+DEDICATED_ONLY_LEAD = "Only dedicated serves this workload (no serverless price compares)"
+
+
 def _dedicated_only(
     autoscaled: Priced, dedicated: Priced, requests_per_month: float, cold_start_s: float, ttft_ms: float | None
 ) -> Verdict:
     """No per-token price to weigh: 'Dedicated is cheaper … against no serverless price' claimed a comparison that
     was never made (found by qa37). It names the cheapest dedicated mode, as the serverless-only verdict does."""
-    lead = "Only dedicated serves this workload (no serverless price compares)"
+    lead = DEDICATED_ONLY_LEAD
     if dedicated is autoscaled:
         return Verdict("autoscaled", f"{lead}: {autoscaled.label} autoscaled, {usd(autoscaled.usd_per_month)}/month")
     on = "" if dedicated.label == autoscaled.label else f" on {autoscaled.label}"
