@@ -44,8 +44,10 @@ class LayoutOut(BaseModel):
     shard_group: int | None = Field(
         default=None,
         description="hybrid sharding (HSDP: PyTorch FSDP HYBRID_SHARD, torchtitan data_parallel_shard_degree): the "
-        "data-parallel ranks of one node that shard the model state under zero_stage 3, replicated across the "
-        "data-parallel ranks / shard_group groups; the parameter gathers and gradient reduce-scatter stay inside a "
-        "group over NVLink, and only an all-reduce of each GPU's gradient shard crosses the fabric ('HSDP 8×4': "
-        "groups of 8, 4 replicas). Absent where ZeRO shards over every data-parallel rank. An answer, never an input",
+        "data-parallel ranks of one node (or of 2, 4 ... nodes where one node's cannot hold the model state) that "
+        "shard the model state under zero_stage 3, replicated across the data-parallel ranks / shard_group groups; "
+        "the parameter gathers and gradient reduce-scatter stay inside a group (over NVLink in one node), and an "
+        "all-reduce of each GPU's gradient shard crosses the fabric between the groups ('HSDP 8×4': groups of 8, 4 "
+        "replicas; 'HSDP 16×2': groups of 16 over 2 nodes, 2 replicas). Absent where ZeRO shards over every "
+        "data-parallel rank. An answer, never an input",
     )

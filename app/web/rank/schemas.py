@@ -311,7 +311,8 @@ class TrainingEstimateOut(Strict):
     machine: str = Field(description="the machine the configuration is judged on")
     layout: LayoutOut | None = Field(description="the fastest layout that fits; null where none does")
     layout_text: str = Field(
-        description="the layout in words (PP2 ZeRO-1 ×4, no recompute; HSDP 8×4: FSDP within groups of 8, 4 replicas)"
+        description="the layout in words (PP2 ZeRO-1 ×4, no recompute; HSDP 8×4: FSDP within groups of 8, 4 replicas; "
+        "HSDP 16×2: groups of 16 over 2 nodes)"
     )
     fits: bool = Field(description="a layout fits the GPUs' memory")
     feasible: bool = Field(

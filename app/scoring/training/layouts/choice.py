@@ -11,7 +11,7 @@ from app.scoring.efficiency import training as eff
 from app.scoring.specs import GpuSpec, ModelSpec
 from app.scoring.training.layouts.expert_layouts import expert_candidates, expert_split_fits
 from app.scoring.training.layouts.fit_search import first_fit, frugal_fits, sac_rival, with_micro_batches
-from app.scoring.training.layouts.hybrid_shard import hsdp_rival
+from app.scoring.training.layouts.hybrid_shard import hsdp_rivals
 from app.scoring.training.layouts.lora_adapters import lora_adapter_params
 from app.scoring.training.layouts.memory import Layout
 from app.scoring.training.layouts.search_space import (
@@ -87,8 +87,7 @@ def choose_layout(
                 best, best_s = layout, seconds
     # each split's hybrid-sharded rival after every other split: HSDP only where it is strictly faster than them all
     for first in candidates:
-        layout = hsdp_rival(gpu, gpu_count, model, w, e, first)
-        if layout is not None:
+        for layout in hsdp_rivals(gpu, gpu_count, model, w, e, first):
             seconds = layout_timing(gpu, gpu_count, model, w, layout, e, attention_span, capacity_factor)[0].total_s
             if seconds < best_s:
                 best, best_s = layout, seconds

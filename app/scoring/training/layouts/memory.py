@@ -70,8 +70,8 @@ class Layout:
     expert_parallel: int | None = None
     # Hybrid sharding (HSDP: PyTorch FSDP HYBRID_SHARD, torchtitan data_parallel_shard_degree ×
     # data_parallel_replicate_degree): the data-parallel ranks that shard the model state under ZeRO-3, a group inside
-    # one node, replicated across the groups (layouts/hybrid_shard.py). None: ZeRO shards over every data-parallel
-    # rank; left out of the JSON.
+    # one node (or 2, 4 ... nodes where one node's cannot hold the state), replicated across the groups
+    # (layouts/hybrid_shard.py). None: ZeRO shards over every data-parallel rank; left out of the JSON.
     shard_group: int | None = None
     OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("recompute_layers", "expert_parallel", "shard_group")
 

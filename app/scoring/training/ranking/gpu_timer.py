@@ -23,9 +23,10 @@ evaluations, over the memory fits of a LayoutSearch.
   when nothing fits yet: each first fit timed unless its compute time cannot beat the best, then its larger
   micro-batches as above, and also where its ring is exposed: a larger micro-batch pays each ring step's latency
   once for more sequences (a ring its attention hides at one sequence stays hidden at more).
-- Each ZeRO-3 first fit across nodes on an HSDP stack has a hybrid-sharded rival (hybrid_shard.hsdp_rival), timed
-  beside it but weighed after every other split, before the EP layouts (training.choose_layout's order): HSDP is
-  the answer only where it is strictly faster than every layout that shards over all the data-parallel ranks.
+- Each ZeRO-3 first fit across nodes on an HSDP stack has hybrid-sharded rivals (hybrid_shard.hsdp_rivals: one
+  node's shard group, and several nodes' where one node's cannot hold the state at its recompute), timed beside it
+  but weighed after every other split, before the EP layouts (training.choose_layout's order): HSDP is the answer only
+  where it is strictly faster than every layout that shards over all the data-parallel ranks.
 - A MoE on an EP stack then tries expert parallelism, (TP, EP) group by group in training.expert_candidates' order:
   a group is skipped unread where its step floor (compute without recompute, per-layer latency, TP all-reduces and
   the all-to-all at the even split's tokens) cannot beat the best; its layouts are listed once per memory size.
@@ -36,7 +37,7 @@ from __future__ import annotations
 
 from app.scoring.specs import GpuSpec
 from app.scoring.training.layouts.expert_layouts import ExpertGroup
-from app.scoring.training.layouts.hybrid_shard import hsdp_rival
+from app.scoring.training.layouts.hybrid_shard import hsdp_rivals
 from app.scoring.training.layouts.memory import Layout, recomputed_layers, recomputed_share, usable_gb
 from app.scoring.training.layouts.search_space import larger_micro_batches
 from app.scoring.training.ranking.layout_search import LayoutSearch
@@ -217,8 +218,8 @@ class GpuTimer:
         if rival is not None:
             best, best_s, also = self._timed_one(gpu_count, rival, compute_floor, best, best_s)
             saves = saves or also
-        hybrid = hsdp_rival(self.gpu, gpu_count, s.model, s.workload, s.e, layout)
-        if hybrid is not None:  # weighed after the other splits (best_layout); faster than the best so far, kept
+        for hybrid in hsdp_rivals(self.gpu, gpu_count, s.model, s.workload, s.e, layout):
+            # weighed after the other splits (best_layout); faster than the best so far, kept
             kept, seconds, also = self._timed_one(gpu_count, hybrid, compute_floor, None, best_s)
             if kept is not None:
                 self._hybrid.append((kept, seconds))

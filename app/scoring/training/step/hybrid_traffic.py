@@ -1,10 +1,12 @@
-"""Hybrid sharding's (HSDP's) data-parallel traffic: ZeRO-3 inside each shard group over NVLink, and an all-reduce of
-each GPU's gradient shard across the groups (the replicas) over the fabric; every other layout's DP traffic as
+"""Hybrid sharding's (HSDP's) data-parallel traffic: ZeRO-3 inside each shard group (over NVLink in one node; across
+the nodes of a wider group as FSDP's ring crosses them, communication.dp_bandwidth_gbs), and an all-reduce of each
+GPU's gradient shard across the groups (the replicas) over the fabric; every other layout's DP traffic as
 communication.dp_comm_bytes over communication.dp_bandwidth_gbs. dp_traffic_seconds is the one figure step_time and
 the DP term time.
 
 Formulas: PyTorch FSDP HYBRID_SHARD (torch.distributed.fsdp.ShardingStrategy: "shard within a node, replicate across
-nodes"), torchtitan HSDP (data_parallel_shard_degree × data_parallel_replicate_degree). Pure functions.
+nodes"; a (shard, replicate) process-group pair or FSDP2's 2-D device mesh takes wider groups), torchtitan HSDP
+(data_parallel_shard_degree × data_parallel_replicate_degree). Pure functions.
 """
 
 from __future__ import annotations
@@ -43,7 +45,9 @@ def hybrid_traffic(
     micro_batches: int,
 ) -> HybridTraffic:
     """Inside the group of `s` = layout.shard_group ranks, FULL_SHARD's traffic over s (dp_comm_bytes: the gradient
-    reduce-scatter, the parameter gathers forward and backward in every micro-batch) at the group's NVLink share;
+    reduce-scatter, the parameter gathers forward and backward in every micro-batch) at the bandwidth FSDP's ring
+    over those s × TP GPUs gets (communication.dp_bandwidth_gbs): the NVLink share inside one node; over several
+    nodes one GPU's fabric share per data-parallel rank a node (a ring per NIC), up to that NVLink share;
     across the `r` = DP / s replicas, a ring all-reduce of the GPU's bf16 gradient shard, 2 (r - 1) / r × gradient
     bytes / (TP × PP × s), once a step. Each GPU of a group all-reduces its own shard with the same rank of the other
     groups, over its own NIC: one GPU's fabric share, the rails communication.dp_bandwidth_gbs counts (s NICs a node
@@ -56,7 +60,7 @@ def hybrid_traffic(
     across = 2.0 * (replicas - 1) / replicas * shard
     return HybridTraffic(
         inside_bytes=inside,
-        inside_gbs=collective_bandwidth_gbs(e, gpu, s * layout.tensor_parallel),
+        inside_gbs=dp_bandwidth_gbs(e, gpu, s * layout.tensor_parallel, replace(layout, shard_group=None)),
         across_bytes=across,
         across_gbs=collective_bandwidth_gbs(e, gpu, gpu_count),
     )
