@@ -11,7 +11,7 @@ from app.catalog.spec_files import load_gpu_specs, load_model_specs
 from app.scoring.efficiency.training import DEFAULT_TRAINING_EFFICIENCY
 from app.scoring.training.estimate import estimate_training
 from app.scoring.training.layouts.choice import choose_layout
-from app.scoring.training.layouts.hybrid_shard import hybrid_shard_group
+from app.scoring.training.layouts.hybrid_shard import hybrid_shard_groups
 from app.scoring.training.layouts.memory import Layout, model_state_bytes
 from app.scoring.training.ranking.gpu_timer import GpuTimer
 from app.scoring.training.ranking.layout_search import LayoutSearch
@@ -58,12 +58,12 @@ def test_hsdp_traffic_by_hand():
 
 def test_a_shard_group_is_one_nodes_data_parallel_ranks_across_nodes_only():
     fsdp = Layout(zero_stage=3)
-    assert hybrid_shard_group(H100, 32, fsdp, "pytorch") == 8
-    assert hybrid_shard_group(H100, 32, replace(fsdp, tensor_parallel=2), "torchtitan") == 4
-    assert hybrid_shard_group(H100, 8, fsdp, "pytorch") is None  # one node: nothing to keep off the fabric
-    assert hybrid_shard_group(H100, 32, fsdp, "megatron") is None  # no HSDP on the stack
-    assert hybrid_shard_group(H100, 32, replace(fsdp, zero_stage=1), "pytorch") is None
-    assert hybrid_shard_group(GPUS["L40S"], 32, fsdp, "pytorch") is None  # no NVLink inside the node
+    assert hybrid_shard_groups(H100, 32, fsdp, "pytorch")[0] == 8
+    assert hybrid_shard_groups(H100, 32, replace(fsdp, tensor_parallel=2), "torchtitan")[0] == 4
+    assert hybrid_shard_groups(H100, 8, fsdp, "pytorch") == ()  # one node: nothing to keep off the fabric
+    assert hybrid_shard_groups(H100, 32, fsdp, "megatron") == ()  # no HSDP on the stack
+    assert hybrid_shard_groups(H100, 32, replace(fsdp, zero_stage=1), "pytorch") == ()
+    assert hybrid_shard_groups(GPUS["L40S"], 32, fsdp, "pytorch") == ()  # no NVLink inside the node
 
 
 @pytest.mark.parametrize(

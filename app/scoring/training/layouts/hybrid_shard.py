@@ -42,12 +42,6 @@ def hybrid_shard_groups(gpu: GpuSpec, gpu_count: int, layout: Layout, framework:
     return tuple(k * per_node for k in range(1, dp // per_node) if dp % (k * per_node) == 0)
 
 
-def hybrid_shard_group(gpu: GpuSpec, gpu_count: int, layout: Layout, framework: str) -> int | None:
-    """The one-node shard group (hybrid_shard_groups' first), or None where there is none."""
-    groups = hybrid_shard_groups(gpu, gpu_count, layout, framework)
-    return groups[0] if groups else None
-
-
 def hsdp_rivals(
     gpu: GpuSpec,
     gpu_count: int,
