@@ -28,6 +28,13 @@ class Settings(BaseSettings):
     seed_dir: Path = PROJECT_ROOT / "seed_data"
     # Prices older than this are flagged stale in the UI and the API.
     stale_after_days: int = Field(180, ge=1, le=3650)
+    catalog_recheck_s: float = Field(
+        5.0,  # app.catalog.snapshot.VERSION_RECHECK_S
+        ge=0,
+        le=3600,
+        description="seconds between a worker's checks of the catalog version (0: every request, so an admin edit "
+        "through one worker is what every other answers with next)",
+    )
     admin_token: str | None = Field(None, min_length=16)
     rate_limit: str | None = Field(None, description='e.g. "120/minute" per client on /api/*')
     rate_limit_storage_uri: str = "memory://"

@@ -80,7 +80,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
-    app.state.snapshots = SnapshotCache(app.state.engine, stale_after_days=settings.stale_after_days)
+    app.state.snapshots = SnapshotCache(
+        app.state.engine, recheck_s=settings.catalog_recheck_s, stale_after_days=settings.stale_after_days
+    )
     app.state.assets = Assets()
 
     errors.install(app)

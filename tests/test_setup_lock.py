@@ -9,9 +9,14 @@ import time
 from pathlib import Path
 
 import pytest
+from sqlalchemy import func
+from sqlmodel import Session, select
 
+from app.catalog.revision import current_revision
 from app.catalog.setup.setup_lock import setup_lock
 from app.config import PROJECT_ROOT
+from app.db import make_engine
+from app.models.hardware import Offer, PriceHistory
 from tests.conftest import _fresh_database_url, make_database
 
 pytestmark = pytest.mark.db  # each test builds its own database
@@ -58,3 +63,14 @@ def test_two_commands_started_together_on_a_fresh_database_both_succeed(tmp_path
     results = [run.communicate(timeout=180) for run in runs]
     for run, (_, err) in zip(runs, results, strict=True):
         assert run.returncode == 0, err.decode()[-2000:]
+    assert _counts(url) == _counts(make_database(tmp_path)), "seeded twice: rows or revisions beyond one seed's"
+
+
+def _counts(url: str) -> tuple[int, ...]:
+    """Offers, price-history rows and the catalog revision: a second seed that wrote anything shows in one of them."""
+    engine = make_engine(url)
+    with Session(engine) as session:
+        counts = tuple(session.exec(select(func.count()).select_from(table)).one() for table in (Offer, PriceHistory))
+        revision = current_revision(session)
+    engine.dispose()
+    return (*counts, revision)
