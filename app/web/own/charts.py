@@ -7,7 +7,7 @@ from typing import Any
 
 from app.service.charts.own_cost import X_TITLE, Y_TITLE, OwnRentChart, SpendSeries
 from app.web.rank.charts import PALETTE
-from app.web.rendering.charts import Figure, layout, scatter_trace
+from app.web.rendering.charts import Figure, layout, money_axis, scatter_trace
 
 
 def _trace(one: SpendSeries) -> dict[str, Any]:
@@ -42,7 +42,7 @@ def cumulative_cost_figure(chart: OwnRentChart) -> Figure:
         "layout": layout(
             height=400,
             xaxis={"title": {"text": X_TITLE}, "rangemode": "tozero"},
-            yaxis={"title": {"text": Y_TITLE}, "rangemode": "tozero"},
+            yaxis=money_axis(Y_TITLE),
             shapes=shapes,
             annotations=notes,
             legend={"orientation": "h", "y": -0.25},
