@@ -118,7 +118,8 @@ def hbar_trace(name: str, y: list[str], x: list[Any], color: str, hovertemplate:
 
 
 def stacked_hbars(traces: list[dict[str, Any]], *, height: int, x_title: str, legend_y: float, bottom: int) -> Figure:
-    """Stacked horizontal bars of dollars, first bar on top, legend below, x from zero."""
+    """Stacked horizontal bars of dollars, first bar on top, legend below, x from zero. The legend reads in the
+    segments' order, left to right (plotly reverses a stacked chart's legend, for upright bars)."""
     return {
         "data": traces,
         "layout": layout(
@@ -126,7 +127,7 @@ def stacked_hbars(traces: list[dict[str, Any]], *, height: int, x_title: str, le
             height=height,
             xaxis=money_axis(x_title),
             yaxis={"autorange": "reversed", "automargin": True},
-            legend={"orientation": "h", "y": legend_y},
+            legend={"orientation": "h", "y": legend_y, "traceorder": "normal"},
             margin={"l": 10, "r": 20, "t": 10, "b": bottom},
         ),
     }
