@@ -34,9 +34,9 @@ def _trace(one: SpendSeries) -> dict[str, Any]:
 def cumulative_cost_figure(chart: OwnRentChart) -> Figure:
     life = chart.depreciation_months
     shapes = [{"type": "line", "x0": life, "x1": life, "yref": "paper", "y0": 0, "y1": 1, "line": {"dash": "dot"}}]
-    notes = [
-        {"x": life, "yref": "paper", "y": 1, "text": "end of depreciation", "showarrow": False, "xanchor": "right"}
-    ]
+    # above the plot (its top margin): inside it, the rent line's end ran through the words at the right edge
+    note = {"x": life, "yref": "paper", "y": 1, "yanchor": "bottom", "showarrow": False, "xanchor": "right"}
+    notes = [{**note, "text": "end of depreciation"}]
     return {
         "data": [_trace(one) for one in chart.series],
         "layout": layout(
