@@ -7,7 +7,7 @@ from typing import Any
 
 from app.service.charts.own_cost import X_TITLE, Y_TITLE, OwnRentChart, SpendSeries
 from app.web.rank.charts import PALETTE
-from app.web.rendering.charts import Figure, layout, scatter_trace
+from app.web.rendering.charts import Figure, layout, money_axis, scatter_trace
 
 
 def _trace(one: SpendSeries) -> dict[str, Any]:
@@ -34,15 +34,15 @@ def _trace(one: SpendSeries) -> dict[str, Any]:
 def cumulative_cost_figure(chart: OwnRentChart) -> Figure:
     life = chart.depreciation_months
     shapes = [{"type": "line", "x0": life, "x1": life, "yref": "paper", "y0": 0, "y1": 1, "line": {"dash": "dot"}}]
-    notes = [
-        {"x": life, "yref": "paper", "y": 1, "text": "end of depreciation", "showarrow": False, "xanchor": "right"}
-    ]
+    # above the plot (its top margin): inside it, the rent line's end ran through the words at the right edge
+    note = {"x": life, "yref": "paper", "y": 1, "yanchor": "bottom", "showarrow": False, "xanchor": "right"}
+    notes = [{**note, "text": "end of depreciation"}]
     return {
         "data": [_trace(one) for one in chart.series],
         "layout": layout(
             height=400,
             xaxis={"title": {"text": X_TITLE}, "rangemode": "tozero"},
-            yaxis={"title": {"text": Y_TITLE}, "rangemode": "tozero"},
+            yaxis=money_axis(Y_TITLE),
             shapes=shapes,
             annotations=notes,
             legend={"orientation": "h", "y": -0.25},

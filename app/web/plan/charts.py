@@ -34,6 +34,7 @@ def cost_vs_traffic_figure(chart: CostTrafficChart) -> Figure:
             "x": math.log10(user_rpd),  # plotly places annotations on a log axis by the exponent
             "yref": "paper",
             "y": 1,
+            "yanchor": "bottom",  # above the plot, where no curve runs through it
             "text": "your traffic",
             "showarrow": False,
             "xanchor": "left",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.service.charts.tables import BarChart
 from app.web.rank.charts import PALETTE
-from app.web.rendering.charts import Figure, layout
+from app.web.rendering.charts import Figure, layout, money_axis
 
 
 def cost_by_precision_figure(chart: BarChart) -> Figure:
@@ -24,7 +24,7 @@ def cost_by_precision_figure(chart: BarChart) -> Figure:
         "data": [trace],
         "layout": layout(
             height=max(240, 48 * len(bars.y) + 90),
-            xaxis={"title": {"text": chart.value_title}, "rangemode": "tozero"},
+            xaxis=money_axis(chart.value_title),
             yaxis={"autorange": "reversed", "automargin": True},
             margin={"l": 10, "r": 20, "t": 10, "b": 50},
         ),

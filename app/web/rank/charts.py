@@ -119,7 +119,8 @@ def memory_figure(chart: MemoryBars) -> Figure:
             xaxis={"title": {"text": rank_points.MEMORY_TITLE}, "rangemode": "tozero"},
             yaxis={"autorange": "reversed"},
             # the capacity ticks' 24 px markers overlapped the next legend rows; constant keeps each to its row
-            legend={**LEGEND_BELOW, "itemsizing": "constant"},
+            # and plotly's reversed legend of stacked bars named the parts right to left: in trace order, as they stack
+            legend={**LEGEND_BELOW, "itemsizing": "constant", "traceorder": "normal"},
         ),
     }
 

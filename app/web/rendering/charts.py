@@ -47,6 +47,12 @@ def layout(**overrides: Any) -> dict[str, Any]:
     return merged
 
 
+def money_axis(title: str, **extra: Any) -> dict[str, Any]:
+    """A linear axis of dollars from zero: its ticks read "$20k", not a bare "20k" (the site's one rule for money
+    axes; log_axis's prefix="$" does the same on a log axis)."""
+    return {"title": {"text": title}, "rangemode": "tozero", "tickprefix": "$", **extra}
+
+
 def log_axis(title: str, values: Iterable[float | None] | None = None, *, prefix: str = "") -> dict[str, Any]:
     """A log axis whose every label is a whole number: plotly's default labels the ticks between powers of ten
     by their leading digit alone ("2", "5"), which reads as 2 where it means 20 or 0.2. With the axis's `values`
@@ -55,7 +61,7 @@ def log_axis(title: str, values: Iterable[float | None] | None = None, *, prefix
     axis: dict[str, Any] = {"title": {"text": title}, "type": "log"}
     ticks = log_ticks(values) if values is not None else []
     if not ticks:
-        return {**axis, "tickformat": "~g"}
+        return {**axis, "tickformat": "~g", **({"tickprefix": prefix} if prefix else {})}
     return {**axis, "tickmode": "array", "tickvals": ticks, "ticktext": [short_number(t, prefix) for t in ticks]}
 
 
@@ -112,15 +118,16 @@ def hbar_trace(name: str, y: list[str], x: list[Any], color: str, hovertemplate:
 
 
 def stacked_hbars(traces: list[dict[str, Any]], *, height: int, x_title: str, legend_y: float, bottom: int) -> Figure:
-    """Stacked horizontal bars, first bar on top, legend below, x from zero."""
+    """Stacked horizontal bars of dollars, first bar on top, legend below, x from zero. The legend reads in the
+    segments' order, left to right (plotly reverses a stacked chart's legend, for upright bars)."""
     return {
         "data": traces,
         "layout": layout(
             barmode="stack",
             height=height,
-            xaxis={"title": {"text": x_title}, "rangemode": "tozero"},
+            xaxis=money_axis(x_title),
             yaxis={"autorange": "reversed", "automargin": True},
-            legend={"orientation": "h", "y": legend_y},
+            legend={"orientation": "h", "y": legend_y, "traceorder": "normal"},
             margin={"l": 10, "r": 20, "t": 10, "b": bottom},
         ),
     }
@@ -146,7 +153,7 @@ def offer_price_bars(bars: list[PriceBar]) -> Figure:
         "data": [trace],
         "layout": layout(
             height=height,
-            xaxis={"title": {"text": VALUE_TITLE}, "rangemode": "tozero"},
+            xaxis=money_axis(VALUE_TITLE),
             yaxis={"autorange": "reversed", "automargin": True},
             margin={"l": 10, "r": 20, "t": 10, "b": 50},
         ),

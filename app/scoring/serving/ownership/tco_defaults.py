@@ -8,6 +8,9 @@ Which tco.csv row fills an input left empty (each choice is stated in the answer
   as one with a typical draw (the DGX H200 is the DGX H100's, at the same maximum input), that server's; else the
   maximum input, said to be a worst case (energy overstated against a GPU priced at its typical draw);
 - provisioned kW (colocation): the maximum input;
+- one power figure given where tco.csv has neither for the server: the other from it, at the DGX H100's maximum input
+  over its typical draw (tco.csv's one server with both), so a buyer who knows a draw is not asked for a second
+  figure (tco_rows.power_headroom); a sourced default is never replaced this way;
 - purchase and power for a server of another size: the 8-GPU server's per-GPU share times the GPUs per server
   (an assumption: the host's CPUs, memory, network and power scale with its GPUs; tco.csv has no other sizes);
 - $/kWh: the first US commercial rate listed (EIA, East North Central, April 2025);
@@ -24,10 +27,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from app.scoring.explain import significant
 from app.scoring.serving.ownership.cost import OwnershipInputs
 from app.scoring.serving.ownership.question import MissingInput, OwnershipQuestion, ResolvedInput
 from app.scoring.serving.ownership.rental import rental_default
-from app.scoring.serving.ownership.tco_rows import first_row, from_row, power_default, purchase_default, shortest_life
+from app.scoring.serving.ownership.tco_rows import (
+    first_row,
+    from_row,
+    power_default,
+    power_headroom,
+    purchase_default,
+    shortest_life,
+)
 from app.scoring.specs import CatalogSnapshot
 
 CENTS_PER_USD = 100.0
@@ -78,7 +89,39 @@ def _resolve(name: str, given: float | None, default: Callable[[], ResolvedInput
 def resolve_each(q: OwnershipQuestion, snapshot: CatalogSnapshot) -> dict[str, ResolvedInput | MissingInput]:
     """Each costed input as used (the user's value, else the sourced default), or why it has no default:
     the form shows every default beside its field even when another input is missing."""
-    return {name: _resolve(name, getattr(q, name), default) for name, default in _defaults(q, snapshot).items()}
+    each = {name: _resolve(name, getattr(q, name), default) for name, default in _defaults(q, snapshot).items()}
+    return {**each, **_paired_power(each, snapshot)}
+
+
+DRAW, PROVISIONED = "power_kw_per_server", "provisioned_kw_per_server"
+
+
+def _paired_power(each: dict[str, ResolvedInput | MissingInput], snapshot: CatalogSnapshot) -> dict[str, ResolvedInput]:
+    """The power figure tco.csv has no row for, from the one the user gave (draw × headroom, or provisioned ÷ it)."""
+    draw, provisioned = each[DRAW], each[PROVISIONED]
+    headroom = power_headroom(snapshot.tco)
+    if headroom is None:
+        return {}
+    ratio, words, row = headroom
+    if isinstance(provisioned, MissingInput) and isinstance(draw, ResolvedInput) and draw.overridden:
+        why = (
+            f"your {significant(draw.value)} kW power draw × {significant(ratio, 3)}, {words}; give your colocation "
+            "contract's kW to replace it"
+        )
+        return {
+            PROVISIONED: ResolvedInput(
+                PROVISIONED, draw.value * ratio, UNITS[PROVISIONED], False, why, row.as_of, row.source_url
+            )
+        }
+    if isinstance(draw, MissingInput) and isinstance(provisioned, ResolvedInput) and provisioned.overridden:
+        why = (
+            f"your {significant(provisioned.value)} kW provisioned ÷ {significant(ratio, 3)}, {words}; give your "
+            "measured draw to replace it"
+        )
+        return {
+            DRAW: ResolvedInput(DRAW, provisioned.value / ratio, UNITS[DRAW], False, why, row.as_of, row.source_url)
+        }
+    return {}
 
 
 def missing_defaults(q: OwnershipQuestion, snapshot: CatalogSnapshot) -> dict[str, str]:

@@ -108,8 +108,31 @@ def power_default(
     raise MissingInput(
         field,
         f"the catalog has no {POWER_WORDS[field]} for {gpu} servers (tco.csv lists none): enter "
-        "yours, in kW per server",
+        "yours, in kW per server, or only the other power figure (this one is then derived from it)",
     )
+
+
+# tco.csv's one server with both a typical draw and a maximum input (DGX H100: 6.5-8.5 kW typical, 10.2 kW maximum):
+# their ratio is the headroom a colocation contract provisions over the draw, for a server tco.csv gives neither for.
+HEADROOM_SERVER_GPU = "H100-SXM"
+
+
+def power_headroom(tco: tuple[TcoInput, ...]) -> tuple[float, str, TcoInput] | None:
+    """(maximum input ÷ typical draw, that in words, the maximum's row) of HEADROOM_SERVER_GPU's server; None where
+    tco.csv lacks either row."""
+    typical, most = (
+        _rows(tco, "system_power_typical", HEADROOM_SERVER_GPU),
+        _rows(tco, "system_power_max", HEADROOM_SERVER_GPU),
+    )
+    if not (typical and most):
+        return None
+    assert typical[0].value and most[0].value  # _rows keeps valued rows only
+    ratio = most[0].value / typical[0].value
+    words = (
+        f"the DGX H100's {significant(most[0].value)} kW maximum input over its {typical[0].value_text} kW typical "
+        f"draw (midpoint {significant(typical[0].value)}), as tco.csv gives them"
+    )
+    return ratio, words, most[0]
 
 
 # what each power field holds, in the words a missing one is asked for
