@@ -48,8 +48,11 @@ GIL_SWITCH_INTERVAL_S = 0.0005
 # The cyclic collector's youngest generation runs after this many container allocations (CPython's default is 700).
 # A ranking allocates tens of thousands and keeps many alive while it runs, so at 700 each ranking paid 2-3 young
 # collections over its live objects plus older ones: 15-25 % of the mean 70B ranking (speed16's gc.callbacks timing).
-# At 10,000 a collection comes about once in ten rankings; the older generations keep CPython's ratios (10, 10).
-GC_YOUNG_THRESHOLD = 10_000
+# At 10,000 the collector still took 2.3 ms (7.8 %) of a rank API request's server CPU; at 200,000, 0.6 ms (2.1 %), and
+# the request 0.95-0.98x the CPU, RSS 6 MB more and as flat over 2,000 requests (speed29's benchmarks.gc_ab, three
+# runs). Freezing the start-up objects saved 0.2 ms alone and would pin a reloaded catalog's cycles: not done.
+# The older generations keep CPython's ratios (10, 10).
+GC_YOUNG_THRESHOLD = 200_000
 GC_OLDER_THRESHOLDS = (10, 10)
 
 
