@@ -27,6 +27,7 @@ from app.service.catalog.schemas import (
 from app.service.named_ids import path_id_hint
 from app.service.superseded_offer import superseded_history_note
 from app.web.catalog.http_cache import CatalogJsonRoute
+from app.web.catalog.paging import PAGED_RESPONSES, PagerDep
 from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, SnapshotDep, not_found
 from app.web.errors.error_shape import field_entries
 
@@ -73,14 +74,21 @@ def known_filter_ids(snapshot: CatalogSnapshot, **given: tuple[str, str | None])
 
 
 @router.get(
-    "/gpus", summary="List GPUs: specs, dense peaks and the lowest on-demand price", response_model=list[GpuPublic]
+    "/gpus",
+    summary="List GPUs: specs, dense peaks and the lowest on-demand price",
+    response_model=list[GpuPublic],
+    responses=PAGED_RESPONSES,
 )
 def list_gpus(
-    session: SessionDep, settings: SettingsDep, snapshot: SnapshotDep, query: Annotated[GpuListQuery, Query()]
+    session: SessionDep,
+    settings: SettingsDep,
+    snapshot: SnapshotDep,
+    query: Annotated[GpuListQuery, Query()],
+    pager: PagerDep,
 ) -> list[GpuPublic]:
-    """The GPUs filtered and sorted as /gpus lists them (vendor, min_memory_gb, sort)."""
+    """The GPUs filtered and sorted as /gpus lists them (vendor, min_memory_gb, sort), a page of them with limit."""
     refuse(id_errors(snapshot, "vendor", "vendors", query.vendor))
-    return views.gpu_list(session, query, settings.stale_after_days)
+    return pager.take(views.gpu_list(session, query, settings.stale_after_days))
 
 
 @router.get("/gpus/{gpu_id}", summary="One GPU: specs, sources and its offers", response_model=GpuDetail)
@@ -109,8 +117,10 @@ def refuse(errors: dict[str, str]) -> None:
     "/offers",
     summary="List rentable offers: provider, GPU, count, price terms and dated price",
     response_model=list[OfferPublic],
+    responses=PAGED_RESPONSES,
 )
 def list_offers(
+    pager: PagerDep,
     session: SessionDep,
     settings: SettingsDep,
     snapshot: SnapshotDep,
@@ -124,18 +134,21 @@ def list_offers(
     known_filter_ids(snapshot, gpu=("gpus", gpu), provider=("providers", provider))
     rows = queries.list_offers(session, gpu, provider, price_type, max_usd_per_gpu_hour)
     # A price a newer one of its offer replaced is no rentable offer: /gpus/{id}.json lists it as earlier_prices.
-    return [views.offer_public(o, p, settings.stale_after_days) for o, p in rows if not queries.superseded(o)]
+    return pager.take(
+        [views.offer_public(o, p, settings.stale_after_days) for o, p in rows if not queries.superseded(o)]
+    )
 
 
 @router.get(
     "/providers",
     summary="List providers: GPU offers, per-token prices and the cheapest current on-demand H100",
     response_model=list[ProviderPublic],
+    responses=PAGED_RESPONSES,
 )
 def list_providers(
-    session: SessionDep, settings: SettingsDep, query: Annotated[ProviderListQuery, Query()]
+    session: SessionDep, settings: SettingsDep, query: Annotated[ProviderListQuery, Query()], pager: PagerDep
 ) -> list[ProviderPublic]:
-    return provider_list(session, settings.stale_after_days, query)
+    return pager.take(provider_list(session, settings.stale_after_days, query))
 
 
 @router.get(
@@ -156,12 +169,13 @@ def get_provider(
     "/models",
     summary="List catalog models: family, architecture and release precision",
     response_model=list[ModelPublic],
+    responses=PAGED_RESPONSES,
 )
 def list_models(
-    session: SessionDep, snapshot: SnapshotDep, query: Annotated[ModelListQuery, Query()]
+    session: SessionDep, snapshot: SnapshotDep, query: Annotated[ModelListQuery, Query()], pager: PagerDep
 ) -> list[ModelPublic]:
     refuse(family_errors(snapshot, query.family))
-    return views.model_list(session, query)
+    return pager.take(views.model_list(session, query))
 
 
 @router.get(
@@ -180,15 +194,17 @@ def get_model(model_id: ModelIdPath, session: SessionDep, settings: SettingsDep,
     "/token-prices",
     summary="List per-token API prices (serverless), dated and sourced: those /plan compares with first",
     response_model=list[TokenPricePublic],
+    responses=PAGED_RESPONSES,
 )
 def list_token_prices(
+    pager: PagerDep,
     session: SessionDep,
     settings: SettingsDep,
     snapshot: SnapshotDep,
     model: Annotated[str | None, _id_query("only this model's prices (`id` in /api/v1/models)")] = None,
 ) -> list[TokenPricePublic]:
     known_filter_ids(snapshot, model=("models", model))
-    return views.token_price_list(session, model, settings.stale_after_days)
+    return pager.take(views.token_price_list(session, model, settings.stale_after_days))
 
 
 @router.get(
