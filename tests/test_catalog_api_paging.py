@@ -99,3 +99,33 @@ def test_the_cli_refuses_a_bad_limit_under_its_flag(database: str, capsys: pytes
     assert main(["catalog", "models", "--limit", "0", "--offset", "-2"]) == 2
     err = capsys.readouterr().err
     assert "--limit: must be at least 1" in err and "--offset: must be at least 0" in err
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "same_as"),
+    [
+        ("GET", "/api/v1/offers?provider=&gpu=&price_type=&max_usd_per_gpu_hour=", "/api/v1/offers"),
+        ("GET", "/api/v1/token-prices?model=", "/api/v1/token-prices"),
+        ("GET", "/api/v1/gpus?vendor=&sort=", "/api/v1/gpus"),
+        ("GET", "/api/v1/gpus/H100-SXM?provider=&sort=", "/api/v1/gpus/H100-SXM"),
+        ("POST", "/api/v1/rank/inference?sort=&limit=&terms=&charts=", "/api/v1/rank/inference"),
+    ],
+)
+def test_an_empty_parameter_is_one_left_out(client: TestClient, method: str, url: str, same_as: str) -> None:
+    """`?provider=` was no filter on /api/v1/gpus/{id} and a 422 on /api/v1/offers; a form's untouched field submits
+    it, so every route now reads an empty value as the parameter left out."""
+    body = {"model": "llama-3.1-8b"} if method == "POST" else None
+    answer = client.request(method, url, json=body)
+    assert answer.status_code == 200
+    assert answer.json() == client.request(method, same_as, json=body).json()
+
+
+def test_a_list_page_moves_an_empty_sort_to_its_canonical_url(client: TestClient) -> None:
+    response = client.get("/gpus?sort=&vendor=AMD", follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"] == "/gpus?vendor=AMD"
+
+
+def test_the_docs_say_how_query_strings_read(client: TestClient) -> None:
+    description = client.get("/openapi.json").json()["info"]["description"]
+    assert "An empty parameter" in description and "not `1_000`" in description
+    assert f"at most\n{MAX_PAGE_LIMIT:,}" in description or f"at most {MAX_PAGE_LIMIT:,}" in description

@@ -30,6 +30,7 @@ from app.web.catalog.http_cache import CatalogJsonRoute
 from app.web.catalog.paging import PAGED_RESPONSES, PagerDep
 from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, SnapshotDep, not_found
 from app.web.errors.error_shape import field_entries
+from app.web.json_api.query_numbers import BLANK_IS_UNSET
 
 router = APIRouter(prefix="/api/v1", tags=["catalog"], dependencies=[ONE_VALUE_PER_KEY], route_class=CatalogJsonRoute)
 
@@ -124,11 +125,17 @@ def list_offers(
     session: SessionDep,
     settings: SettingsDep,
     snapshot: SnapshotDep,
-    gpu: Annotated[str | None, _id_query("only offers of this GPU id (`id` in /api/v1/gpus)")] = None,
-    provider: Annotated[str | None, _id_query("only this provider's offers (`id` in /api/v1/providers)")] = None,
-    price_type: Annotated[PriceTypeParam | None, Query(description="only offers on this price term")] = None,
+    gpu: Annotated[str | None, _id_query("only offers of this GPU id (`id` in /api/v1/gpus)"), BLANK_IS_UNSET] = None,
+    provider: Annotated[
+        str | None, _id_query("only this provider's offers (`id` in /api/v1/providers)"), BLANK_IS_UNSET
+    ] = None,
+    price_type: Annotated[
+        PriceTypeParam | None, Query(description="only offers on this price term"), BLANK_IS_UNSET
+    ] = None,
     max_usd_per_gpu_hour: Annotated[
-        float | None, Query(gt=0, le=1_000, description="only offers at or under this price, $ per GPU-hour")
+        float | None,
+        Query(gt=0, le=1_000, description="only offers at or under this price, $ per GPU-hour"),
+        BLANK_IS_UNSET,
     ] = None,
 ) -> list[OfferPublic]:
     known_filter_ids(snapshot, gpu=("gpus", gpu), provider=("providers", provider))
@@ -201,7 +208,7 @@ def list_token_prices(
     session: SessionDep,
     settings: SettingsDep,
     snapshot: SnapshotDep,
-    model: Annotated[str | None, _id_query("only this model's prices (`id` in /api/v1/models)")] = None,
+    model: Annotated[str | None, _id_query("only this model's prices (`id` in /api/v1/models)"), BLANK_IS_UNSET] = None,
 ) -> list[TokenPricePublic]:
     known_filter_ids(snapshot, model=("models", model))
     return pager.take(views.token_price_list(session, model, settings.stale_after_days))
