@@ -59,7 +59,7 @@ def test_a_misspelt_key_names_the_key_it_resembles(
 
 def test_a_key_with_no_near_name_lists_what_the_route_takes(client: TestClient) -> None:
     message = detail(client.get("/api/v1/token-prices?provider=x"))["provider"]
-    assert message == "not a query parameter of GET /api/v1/token-prices; it takes model"
+    assert message == "not a query parameter of GET /api/v1/token-prices; it takes limit, model, offset"
     message = detail(client.get("/api/v1/providers/lambda?x=1"))["x"]
     assert message.endswith("it takes no query parameters")
 

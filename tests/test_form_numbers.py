@@ -1,6 +1,6 @@
-"""The pages read numbers as people type them: `500,000` (as /plan's heading prints it) and `500_000`, and a
-whole-number field given `1e30` says it is too large, where it said "unable to parse string as a number" and
-"not a valid integer". The JSON API keeps JSON's numbers."""
+"""The pages read numbers as people type them: `500,000` (as /plan's heading prints it; `500_000` is refused with
+how to write it, as no canonical link writes it), and a whole-number field given `1e30` says it is too large, where
+it said "unable to parse string as a number" and "not a valid integer". The JSON API keeps JSON's numbers."""
 
 from __future__ import annotations
 
@@ -43,11 +43,44 @@ def test_pages_take_grouped_digits_and_link_them_plainly(client: TestClient) -> 
     response = client.get("/plan?model=llama-3.1-8b&requests_per_day=500%2C000", follow_redirects=False)
     assert response.status_code == 303
     assert response.headers["location"] == "/plan?model=llama-3.1-8b&requests_per_day=500000"
-    ranked = client.get("/?phase=inference&model=llama-3.1-8b&input_len=4_096", follow_redirects=False)
+    ranked = client.get("/?phase=inference&model=llama-3.1-8b&input_len=4%2C096", follow_redirects=False)
     assert ranked.headers["location"].endswith("input_len=4096")
-    own = client.get("/own.json?gpu=H100-SXM&gpu_count=8&utilisation_pct=60&power_usd_per_kwh=0.1")
-    grouped = client.get("/own.json?gpu=H100-SXM&gpu_count=8&utilisation_pct=6_0&power_usd_per_kwh=0.1")
-    assert own.status_code == grouped.status_code and own.json() == grouped.json()
+    own = client.get("/own.json?gpu=H100-SXM&gpu_count=8&utilisation_pct=60&usd_per_kwh=0.1")
+    grouped = client.get("/own.json?gpu=H100-SXM&gpu_count=8&utilisation_pct=6%2C0&usd_per_kwh=0.1")
+    assert own.status_code == 200 and grouped.status_code == 422  # 6,0: a decimal comma, not a thousands group
+
+
+@pytest.mark.parametrize(
+    ("url", "field", "plain"),
+    [
+        ("/?phase=inference&model=llama-3.1-8b&input_len=4_096", "input_len", "4096"),
+        ("/rank.json?phase=inference&model=llama-3.1-8b&input_len=4_096", "input_len", "4096"),
+        ("/own.json?gpu=H100-SXM&gpu_count=8&utilisation_pct=6_0", "utilisation_pct", "60"),  # int("6_0") is 60
+        ("/plan?model=llama-3.1-8b&requests_per_day=500_000", "requests_per_day", "500000"),
+        ("/gpus.json?min_memory_gb=1_00.5", "min_memory_gb", "100.5"),
+        ("/api/v1/offers?max_usd_per_gpu_hour=1_0", "max_usd_per_gpu_hour", "10"),
+        ("/api/v1/models?limit=1_000", "limit", "1000"),
+        ("/api/v1/plan/serving?limit=1_0", "limit", "10"),
+    ],
+)
+def test_a_number_with_underscores_is_refused_naming_its_field(
+    client: TestClient, url: str, field: str, plain: str
+) -> None:
+    """`?tokens=1_000` was taken because Python's int() takes it (`6_0` as 60 too), though no canonical link writes
+    it: every page, twin and API query string now says how to write it, beside its field."""
+    body = {"workload": {"model": "llama-3.1-8b"}, "traffic": {"requests_per_day": 1000}} if "/plan/" in url else None
+    response = client.request("POST" if body else "GET", url, json=body, follow_redirects=False)
+    assert response.status_code == 422
+    words = f"write {plain}, without underscores"
+    if url.startswith(("/api", "/rank.json", "/own.json", "/gpus.json")):
+        assert {"field": field, "message": words} in response.json()["detail"]
+    else:
+        assert words in response.text
+
+
+def test_ids_with_underscores_are_not_numbers(client: TestClient) -> None:
+    response = client.get("/api/v1/providers?sort=h100_price&kind=serverless")
+    assert response.status_code == 200
 
 
 def test_a_huge_whole_number_is_too_large_not_invalid(client: TestClient) -> None:

@@ -71,7 +71,7 @@ def test_the_cli_says_it_once_in_the_flags_place(database: str, capsys: pytest.C
         ("/api/v1/offers?provider=Lambda Labs", "provider", "did you mean lambda?"),
         ("/api/v1/gpus/H100-SXM?provider=Lambda Labs", "provider", "did you mean lambda?"),
         ("/api/v1/token-prices?model=meta-llama/Llama-3.1-70B-Instruct", "model", "did you mean llama-3.1-70b?"),
-        ("/api/v1/offers?gpu=", "gpu", "empty: give a GPU id, or leave gpu out"),
+        ("/api/v1/offers?gpu=a%2Fb", "gpu", "'a/b' is not a GPU id"),
     ],
 )
 def test_a_catalog_lists_id_filter_says_it_too(client: TestClient, url: str, field: str, said: str) -> None:

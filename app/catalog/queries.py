@@ -151,7 +151,8 @@ def get_provider(session: Session, provider_id: str) -> Provider | None:
 
 
 def list_models(session: Session) -> list[LlmModel]:
-    return list(session.exec(select(LlmModel).order_by(LlmModel.name)).all())
+    # then the id, so a page of /api/v1/models never shifts between requests
+    return list(session.exec(select(LlmModel).order_by(col(LlmModel.name), col(LlmModel.id))).all())
 
 
 def list_token_prices(
@@ -162,9 +163,13 @@ def list_token_prices(
         query = query.where(func.lower(TokenPrice.model_id) == model.lower())
     if provider:
         query = query.where(TokenPrice.provider_id == provider)
-    # ties on output: the cheaper input first (Together $3/$7 before SambaNova $5/$7 for DeepSeek-R1), then the id
+    # ties on output: the cheaper input first (Together $3/$7 before SambaNova $5/$7 for DeepSeek-R1), then the ids,
+    # the row's last, so a page of /api/v1/token-prices never shifts between requests
     query = query.order_by(
-        col(TokenPrice.output_usd_per_mtok), col(TokenPrice.input_usd_per_mtok), col(TokenPrice.provider_id)
+        col(TokenPrice.output_usd_per_mtok),
+        col(TokenPrice.input_usd_per_mtok),
+        col(TokenPrice.provider_id),
+        col(TokenPrice.id),
     )
     return [(price, prov) for price, prov in session.exec(query).all()]
 

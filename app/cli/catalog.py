@@ -21,6 +21,7 @@ from app.cli.tables.writer import table
 from app.scoring.specs import CatalogSnapshot
 from app.service.catalog.list_filters import GpuListQuery, GpuOffersQuery, ModelListQuery, ProviderListQuery
 from app.service.catalog.list_query import ListQuery
+from app.service.catalog.paging import Page, PageQuery, page_of
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class CatalogList:
     page: str
     rows: Callable[[Session, Any, argparse.Namespace], Any]  # (session, query, args) -> the page's JSON payload
     text: Callable[[Any, Any], str]  # (rows, query) -> the table under a line counting them
+    paged: bool = True  # --limit/--offset, as the API's list of the same rows takes them
 
 
 def _stale_after_days() -> int:
@@ -64,20 +66,46 @@ def cmd_catalog_list(args: argparse.Namespace) -> int:
     items = [(name, value) for name in listed.query.model_fields if (value := getattr(args, name)) is not None]
     with catalog_session() as (session, snapshot):
         parsed = read_list_query(items, listed.query, snapshot, f"gpumatch catalog {args.list_name}")
-        errors = {**_gpu_errors(args, snapshot), **parsed.errors}
+        paging, paging_errors = _paging(args) if listed.paged else (None, {})
+        errors = {**_gpu_errors(args, snapshot), **parsed.errors, **paging_errors}
         if errors or parsed.query is None:
             for field, message in errors.items():
-                if field in listed.query.model_fields:
+                if field in listed.query.model_fields or field in PageQuery.model_fields:
                     print_field_error(field, message)
                 else:
                     print(message, file=sys.stderr)
             return 2
         rows = listed.rows(session, parsed.query, args)
+    page = page_of(rows, paging) if paging else None
+    rows = page.rows if page else rows
     if args.json:
         print(json.dumps(_jsonable(rows), indent=2))
     else:
-        print(listed.text(rows, parsed.query))
+        print(listed.text(rows, parsed.query) + (_page_words(page, paging) if page and paging else ""))
     return 0
+
+
+def _paging(args: argparse.Namespace) -> tuple[PageQuery | None, dict[str, str]]:
+    """--limit and --offset read as the API reads ?limit= and ?offset= (1e1 is 10), refused in its words."""
+    from pydantic import ValidationError
+
+    from app.scoring.input_checks.messages import error_location, error_message
+    from app.service.query.form_numbers import as_typed_number
+
+    given = {k: as_typed_number(v.strip()) for k in ("limit", "offset") if (v := getattr(args, k)) is not None}
+    try:
+        return PageQuery.model_validate(given), {}
+    except ValidationError as exc:
+        return None, {next(iter(error_location(e)), "limit"): error_message(e) for e in exc.errors()}
+
+
+def _page_words(page: Page[Any], paging: PageQuery) -> str:
+    """Where the rows sit in the list, once a page is asked for: "rows 11-20 of 37; --offset 20 for the next"."""
+    if paging.limit is None and paging.offset == 0:
+        return ""
+    first, last = paging.offset + 1, paging.offset + len(page.rows)
+    where = f"rows {first}-{last} of {page.total}" if page.rows else f"no rows past {page.total}"
+    return f"\n{where}" + (f"; --offset {page.next_offset} for the next" if page.next_offset is not None else "")
 
 
 def _jsonable(rows: Any) -> Any:
@@ -181,7 +209,7 @@ def _providers_text(rows: Any, query: Any) -> str:
 
 LISTS = {
     "gpus": CatalogList(GpuListQuery, "/gpus", _gpus, _gpus_text),
-    "offers": CatalogList(GpuOffersQuery, "/gpus/{gpu}", _offers, _offers_text),
+    "offers": CatalogList(GpuOffersQuery, "/gpus/{gpu}", _offers, _offers_text, paged=False),  # one GPU's, not a list
     "models": CatalogList(ModelListQuery, "/models", _models, _models_text),
     "providers": CatalogList(ProviderListQuery, "/providers", _providers, _providers_text),
 }
@@ -201,6 +229,8 @@ def add_catalog_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignor
         if name == "offers":
             parser.add_argument("gpu", help="the GPU's catalog id (`gpumatch catalog gpus` lists them), any case")
         add_query_flags(parser, listed.query)
+        if listed.paged:
+            add_query_flags(parser, PageQuery)
         page = listed.page.replace("{gpu}", "GPU")
         parser.add_argument("--json", action="store_true", help=f"print {page}.json's JSON: what the page lists")
         parser.set_defaults(func=cmd_catalog_list, catalog_list=listed)

@@ -83,14 +83,14 @@ QUERY_ID_KINDS = {"gpu": "gpus", "provider": "providers", "model": "models"}  # 
 
 def query_name_errors(query: Mapping[str, str], snapshot: CatalogSnapshot, wrong: Collection[str]) -> dict[str, str]:
     """{field: message} for a catalog list's filter refused on its id's shape (`GET /api/v1/offers?gpu=H100 SXM`, or
-    `?gpu=`), said as the rank body's `"gpus": ["H100 SXM"]` is, not as a regular expression (found by qa41)."""
+    `?gpu=-`), said as the rank body's `"gpus": ["H100 SXM"]` is, not as a regular expression (found by qa41); an
+    empty one (`?gpu=`) is no filter (app.web.json_api.query_numbers)."""
     errors: dict[str, str] = {}
     for field, kind in QUERY_ID_KINDS.items():
         typed = query.get(field, "").strip()
-        if field not in wrong or len(typed) > 64 or ID_SHAPE.fullmatch(typed):
+        if field not in wrong or len(typed) > 64 or ID_SHAPE.fullmatch(typed) or not typed:
             continue
-        empty = f"empty: give a {KINDS[kind][0]} id, or leave {field} out to list every one"
-        errors[field] = not_an_id_message(snapshot, kind, typed) if typed else empty
+        errors[field] = not_an_id_message(snapshot, kind, typed)
     return errors
 
 

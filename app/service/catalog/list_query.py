@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from urllib.parse import quote
 
 from pydantic import BaseModel, ValidationError, field_validator
+from pydantic_core import PydanticUseDefault
 
 from app.scoring.input_checks.messages import error_location, error_message
 from app.service.query.fields import unknown_key_errors
@@ -23,8 +24,10 @@ class ListQuery(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _blank_is_none(cls, value: object) -> object:
-        return None if value == "" else value  # an untouched form field submits ""
+    def _blank_is_unset(cls, value: object) -> object:
+        if value == "":  # an untouched form field submits "": the field left out (no filter, the default sort)
+            raise PydanticUseDefault
+        return value
 
     def _parts(self, with_sort: bool) -> list[str]:
         parts = []

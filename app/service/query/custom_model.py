@@ -52,8 +52,14 @@ def _arch_from_config(text: str, errors: dict[str, str]) -> dict[str, Any] | Non
             raise ValueError("the pasted text is not a JSON object")
         return arch_of_config(check_bounded_object(config))
     except (ValueError, TypeError, RecursionError) as exc:
-        errors["hf_config_json"] = f"could not read this config.json: {exc}"
+        errors["hf_config_json"] = unreadable_config(exc)
         return None
+
+
+def unreadable_config(exc: Exception) -> str:
+    """Why a pasted config.json cannot be read, said beside its field: the reader's `hf_config: ` prefix left out,
+    as the field is named already (it read "hf_config: could not read this config.json: hf_config: 'x' must …")."""
+    return f"could not read this config.json: {str(exc).removeprefix('hf_config: ')}"
 
 
 def arch_of_config(config: dict[str, Any]) -> dict[str, Any]:

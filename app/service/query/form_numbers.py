@@ -1,5 +1,6 @@
 """Numbers as people type them into the pages' forms (the reading itself is app.scoring's, which the mix text form
-shares). Only the pages and their twins read numbers this way; the JSON API (/api/v1) takes JSON numbers as JSON
+shares). A query string's `500_000` never reaches it: values.underscore_errors refuses it first, naming the field.
+Only the pages and their twins read numbers this way; the JSON API (/api/v1) takes JSON numbers as JSON
 writes them."""
 
 from __future__ import annotations

@@ -35,7 +35,8 @@ def read_numbers(typed: dict[str, Any]) -> dict[str, Any]:
 
 def query_shape_errors(items: list[tuple[str, str]], list_fields: Collection[str] = LIST_FIELDS) -> dict[str, str]:
     """A key the query reads once given twice is an error, not a silent pick of one value (a page
-    answering for another model than the link shows); list fields may repeat. Too many values too."""
+    answering for another model than the link shows); list fields may repeat. Too many values too, and a number
+    written with underscores (underscore_errors): every page, twin and API query string passes here."""
     errors: dict[str, str] = {}
     if len(items) > MAX_QUERY_VALUES:
         errors["query"] = f"more than {MAX_QUERY_VALUES} query values"
@@ -44,7 +45,27 @@ def query_shape_errors(items: list[tuple[str, str]], list_fields: Collection[str
         if key in seen and key not in list_fields:
             errors.setdefault(key, f"given more than once; {key} takes one value")
         seen.add(key)
+    return {**underscore_errors(items[:MAX_QUERY_VALUES], list_fields), **errors}
+
+
+def underscore_errors(items: list[tuple[str, str]], list_fields: Collection[str] = LIST_FIELDS) -> dict[str, str]:
+    """`1_000` is refused, naming its field: Python's int() and float() (so pydantic) read it, `6_0` as 60 too, but
+    no canonical link writes it and a script that sends it meant 1000; ids and free text (FREE_TEXT, list fields)
+    may hold underscores."""
+    errors: dict[str, str] = {}
+    for key, raw in items:
+        value = raw.strip()
+        if "_" in value and key not in FREE_TEXT and key not in list_fields and _reads_as_number(value):
+            errors.setdefault(key, f"write {value.replace('_', '')}, without underscores")
     return errors
+
+
+def _reads_as_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def format_value(value: Any) -> str:

@@ -17,6 +17,7 @@ from app.scoring.specs import CatalogSnapshot, ModelSpec
 from app.scoring.workload import InferenceWorkload, ModelArchitecture, TrainingWorkload
 from app.scoring.workload.engine_rules import NO_W8A8_ENGINES, w8a8_refusal
 from app.service.catalog_ids import unknown_id_errors, unknown_one_message
+from app.service.query.custom_model import unreadable_config
 
 Workload = InferenceWorkload | TrainingWorkload
 LENGTHS = ("input_len", "output_len")  # the request lengths a context must hold, in the order a form shows them
@@ -185,7 +186,7 @@ def config_spec(config: dict[str, object]) -> ModelSpec:
     try:
         return model_spec_from_hf_config(config, "custom")
     except (ValueError, TypeError) as exc:
-        raise UnknownId("hf_config", f"could not read this config.json: {exc}") from None
+        raise UnknownId("hf_config", unreadable_config(exc)) from None
 
 
 def _sliding_layers(arch: ModelArchitecture) -> int:

@@ -27,8 +27,10 @@ from app.service.catalog.schemas import (
 from app.service.named_ids import path_id_hint
 from app.service.superseded_offer import superseded_history_note
 from app.web.catalog.http_cache import CatalogJsonRoute
+from app.web.catalog.paging import PAGED_RESPONSES, PagerDep
 from app.web.deps import ONE_VALUE_PER_KEY, SessionDep, SettingsDep, SnapshotDep, not_found
 from app.web.errors.error_shape import field_entries
+from app.web.json_api.query_numbers import BLANK_IS_UNSET
 
 router = APIRouter(prefix="/api/v1", tags=["catalog"], dependencies=[ONE_VALUE_PER_KEY], route_class=CatalogJsonRoute)
 
@@ -73,14 +75,21 @@ def known_filter_ids(snapshot: CatalogSnapshot, **given: tuple[str, str | None])
 
 
 @router.get(
-    "/gpus", summary="List GPUs: specs, dense peaks and the lowest on-demand price", response_model=list[GpuPublic]
+    "/gpus",
+    summary="List GPUs: specs, dense peaks and the lowest on-demand price",
+    response_model=list[GpuPublic],
+    responses=PAGED_RESPONSES,
 )
 def list_gpus(
-    session: SessionDep, settings: SettingsDep, snapshot: SnapshotDep, query: Annotated[GpuListQuery, Query()]
+    session: SessionDep,
+    settings: SettingsDep,
+    snapshot: SnapshotDep,
+    query: Annotated[GpuListQuery, Query()],
+    pager: PagerDep,
 ) -> list[GpuPublic]:
-    """The GPUs filtered and sorted as /gpus lists them (vendor, min_memory_gb, sort)."""
+    """The GPUs filtered and sorted as /gpus lists them (vendor, min_memory_gb, sort), a page of them with limit."""
     refuse(id_errors(snapshot, "vendor", "vendors", query.vendor))
-    return views.gpu_list(session, query, settings.stale_after_days)
+    return pager.take(views.gpu_list(session, query, settings.stale_after_days))
 
 
 @router.get("/gpus/{gpu_id}", summary="One GPU: specs, sources and its offers", response_model=GpuDetail)
@@ -109,33 +118,44 @@ def refuse(errors: dict[str, str]) -> None:
     "/offers",
     summary="List rentable offers: provider, GPU, count, price terms and dated price",
     response_model=list[OfferPublic],
+    responses=PAGED_RESPONSES,
 )
 def list_offers(
+    pager: PagerDep,
     session: SessionDep,
     settings: SettingsDep,
     snapshot: SnapshotDep,
-    gpu: Annotated[str | None, _id_query("only offers of this GPU id (`id` in /api/v1/gpus)")] = None,
-    provider: Annotated[str | None, _id_query("only this provider's offers (`id` in /api/v1/providers)")] = None,
-    price_type: Annotated[PriceTypeParam | None, Query(description="only offers on this price term")] = None,
+    gpu: Annotated[str | None, _id_query("only offers of this GPU id (`id` in /api/v1/gpus)"), BLANK_IS_UNSET] = None,
+    provider: Annotated[
+        str | None, _id_query("only this provider's offers (`id` in /api/v1/providers)"), BLANK_IS_UNSET
+    ] = None,
+    price_type: Annotated[
+        PriceTypeParam | None, Query(description="only offers on this price term"), BLANK_IS_UNSET
+    ] = None,
     max_usd_per_gpu_hour: Annotated[
-        float | None, Query(gt=0, le=1_000, description="only offers at or under this price, $ per GPU-hour")
+        float | None,
+        Query(gt=0, le=1_000, description="only offers at or under this price, $ per GPU-hour"),
+        BLANK_IS_UNSET,
     ] = None,
 ) -> list[OfferPublic]:
     known_filter_ids(snapshot, gpu=("gpus", gpu), provider=("providers", provider))
     rows = queries.list_offers(session, gpu, provider, price_type, max_usd_per_gpu_hour)
     # A price a newer one of its offer replaced is no rentable offer: /gpus/{id}.json lists it as earlier_prices.
-    return [views.offer_public(o, p, settings.stale_after_days) for o, p in rows if not queries.superseded(o)]
+    return pager.take(
+        [views.offer_public(o, p, settings.stale_after_days) for o, p in rows if not queries.superseded(o)]
+    )
 
 
 @router.get(
     "/providers",
     summary="List providers: GPU offers, per-token prices and the cheapest current on-demand H100",
     response_model=list[ProviderPublic],
+    responses=PAGED_RESPONSES,
 )
 def list_providers(
-    session: SessionDep, settings: SettingsDep, query: Annotated[ProviderListQuery, Query()]
+    session: SessionDep, settings: SettingsDep, query: Annotated[ProviderListQuery, Query()], pager: PagerDep
 ) -> list[ProviderPublic]:
-    return provider_list(session, settings.stale_after_days, query)
+    return pager.take(provider_list(session, settings.stale_after_days, query))
 
 
 @router.get(
@@ -156,12 +176,13 @@ def get_provider(
     "/models",
     summary="List catalog models: family, architecture and release precision",
     response_model=list[ModelPublic],
+    responses=PAGED_RESPONSES,
 )
 def list_models(
-    session: SessionDep, snapshot: SnapshotDep, query: Annotated[ModelListQuery, Query()]
+    session: SessionDep, snapshot: SnapshotDep, query: Annotated[ModelListQuery, Query()], pager: PagerDep
 ) -> list[ModelPublic]:
     refuse(family_errors(snapshot, query.family))
-    return views.model_list(session, query)
+    return pager.take(views.model_list(session, query))
 
 
 @router.get(
@@ -180,15 +201,17 @@ def get_model(model_id: ModelIdPath, session: SessionDep, settings: SettingsDep,
     "/token-prices",
     summary="List per-token API prices (serverless), dated and sourced: those /plan compares with first",
     response_model=list[TokenPricePublic],
+    responses=PAGED_RESPONSES,
 )
 def list_token_prices(
+    pager: PagerDep,
     session: SessionDep,
     settings: SettingsDep,
     snapshot: SnapshotDep,
-    model: Annotated[str | None, _id_query("only this model's prices (`id` in /api/v1/models)")] = None,
+    model: Annotated[str | None, _id_query("only this model's prices (`id` in /api/v1/models)"), BLANK_IS_UNSET] = None,
 ) -> list[TokenPricePublic]:
     known_filter_ids(snapshot, model=("models", model))
-    return views.token_price_list(session, model, settings.stale_after_days)
+    return pager.take(views.token_price_list(session, model, settings.stale_after_days))
 
 
 @router.get(

@@ -8,6 +8,8 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from app.service.catalog.paging import MAX_PAGE_LIMIT
+
 API_DESCRIPTION_TEMPLATE = """
 Every page's answer is JSON too: the pages' `.json` and `.csv` twins (`/rank.json?…`, `/plan.json?…`) take the
 page's query string; the routes below take a JSON body. Start with `POST /api/v1/rank/inference` and
@@ -15,6 +17,12 @@ page's query string; the routes below take a JSON body. Start with `POST /api/v1
 
 **Errors** are one shape on every route: `{"detail": [{"field": "input_len", "message": "..."}]}`, one entry per bad
 field (422), else one naming what to change (`path`, `method`, `body`, `request`, ...).
+
+**Query strings.** An empty parameter (`?provider=`, as a form's untouched field submits it) is the parameter left out:
+no filter, the default sort, no limit. A number is written plainly: `1000`, not `1_000` (a 422 naming the parameter).
+The catalog's lists (`GET /api/v1/gpus`, `/offers`, `/models`, `/providers`, `/token-prices`) take `limit` (at most
+{max_page_limit}; unset, every row) and `offset`, in a stable order; the body stays the list, `X-Total-Count` says how
+many rows the filters keep and `Link: <…>; rel="next"` gives the next page while rows remain.
 
 **One thing, two names.** Fields keep their names for the clients that read them; where faces differ:
 
@@ -136,7 +144,9 @@ ADMIN_EXAMPLES: dict[str, tuple[str, Any]] = {  # only in the schema where GPUMA
 
 def install(app: FastAPI) -> None:
     """The description on /docs' front, and each POST's example body (after the routers are included)."""
-    app.description = API_DESCRIPTION_TEMPLATE.replace("{name_table}", name_table())
+    app.description = API_DESCRIPTION_TEMPLATE.replace("{name_table}", name_table()).replace(
+        "{max_page_limit}", f"{MAX_PAGE_LIMIT:,}"
+    )
     generate = app.openapi
 
     def openapi() -> dict[str, Any]:

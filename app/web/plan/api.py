@@ -16,7 +16,7 @@ from app.web.deps import ONE_VALUE_PER_KEY, SnapshotDep
 from app.web.errors.handlers import unprocessable
 from app.web.json_api.fast_json import OrjsonResponse, PydanticJsonResponse
 from app.web.json_api.json_body import StrictJsonRoute
-from app.web.json_api.query_numbers import AS_TYPED
+from app.web.json_api.query_numbers import AS_TYPED, BLANK_IS_UNSET
 from app.web.plan.schemas import LifecycleResponse, ServingResponse
 
 router = APIRouter(
@@ -29,7 +29,7 @@ router = APIRouter(
 LimitQuery = Annotated[
     int | None, Query(ge=1, le=1000, description="return only the best N dedicated options"), AS_TYPED
 ]  # AS_TYPED after Query, or the schema's bounds read ge/le (not JSON Schema) beside an integer without them
-TermsQuery = Annotated[bool, Query(description="include each option's explanation terms")]
+TermsQuery = Annotated[bool, Query(description="include each option's explanation terms"), BLANK_IS_UNSET]
 
 
 class ServingRequest(BaseModel):

@@ -19,7 +19,7 @@ from app.web.errors.error_shape import field_entries
 from app.web.errors.handlers import unprocessable
 from app.web.json_api.fast_json import OrjsonResponse, PydanticJsonResponse
 from app.web.json_api.json_body import StrictJsonRoute
-from app.web.json_api.query_numbers import AS_TYPED
+from app.web.json_api.query_numbers import AS_TYPED, BLANK_IS_UNSET
 from app.web.rank.schemas import InferenceEstimateOut, InferenceRankResponse, TrainingEstimateOut, TrainingRankResponse
 
 router = APIRouter(
@@ -28,7 +28,7 @@ router = APIRouter(
 
 # AS_TYPED after Query: before it, the bounds left the schema's integer as unknown keys ge/le, not minimum/maximum
 LimitQuery = Annotated[int | None, Query(ge=1, le=1000, description="return only the best N options"), AS_TYPED]
-TermsQuery = Annotated[bool, Query(description="include each option's explanation terms")]
+TermsQuery = Annotated[bool, Query(description="include each option's explanation terms"), BLANK_IS_UNSET]
 ChartsQuery = Annotated[
     bool,
     Query(
@@ -36,6 +36,7 @@ ChartsQuery = Annotated[
         "configurations, whatever the limit or sort); off by default, as they add time to every call (each leading "
         "configuration's operating curve is solved again)"
     ),
+    BLANK_IS_UNSET,
 ]
 SortQuery = Annotated[
     str | None,
@@ -44,6 +45,7 @@ SortQuery = Annotated[
         description="sort the feasible options by a column of the ranked table (-column for largest first), as a "
         "results page's `sort`; each option then carries its `rank`. Default: ranked order",
     ),
+    BLANK_IS_UNSET,
 ]
 
 
