@@ -122,8 +122,13 @@ def mean_latencies(ttft_ms: float | None, tpot_ms: float | None) -> dict[str, fl
 
 
 def plain_row(option: Any, include_terms: bool, shared: dict[int, Any] | None = None) -> dict[str, Any]:
-    """One ranked option as a dict; without terms (and assumptions), they are never converted (the costliest part)."""
-    return _fields_plain(option, _row_specs(option.__class__, include_terms), shared)
+    """One ranked option as a dict; without terms (and assumptions), they are never converted (the costliest part).
+    With them, an option's priced terms (its own price's: InferenceOption.priced_terms) follow its configuration's."""
+    row = _fields_plain(option, _row_specs(option.__class__, include_terms), shared)
+    priced = getattr(option, "priced_terms", None) if include_terms else None
+    if priced is not None:
+        row["terms"] = [*row["terms"], *plain(priced())]  # a copy: the configuration's list is shared
+    return row
 
 
 @cache
