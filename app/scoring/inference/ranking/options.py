@@ -132,10 +132,17 @@ class InferenceOption:
     def to_dict(self) -> dict:
         return asdict(replace(self, terms=list(self.terms)))  # LazyTerms written out, as asdict copies lists
 
-    def priced_terms(self) -> list[Term]:
-        """The terms this row's own price makes (its $ per million output tokens), written when read."""
+    def priced_terms(self, memo: dict[Any, Any] | None = None) -> list[Term]:
+        """The terms this row's own price makes (its $ per million output tokens), written when read; with a `memo`,
+        the words its configuration (its shared terms) and its price share with other rows are written once."""
+        configuration = id(self.terms) if memo is not None else None
         return usd_per_million_term(
-            self.gpu_count, self.usd_per_gpu_hour, self.output_tokens_per_s, self.usd_per_million_output_tokens
+            self.gpu_count,
+            self.usd_per_gpu_hour,
+            self.output_tokens_per_s,
+            self.usd_per_million_output_tokens,
+            memo,
+            configuration,
         )
 
     @property
