@@ -84,7 +84,7 @@ def _instances_term(pool: PoolCost, plan: DisaggregatedPlan, capacity_rps: float
     x, peak_rps = plan.pairing, pool.utilisation_at_peak * pool.replicas_at_peak * capacity_rps
     per_unit = x.prefill_per_unit if pool.role == "prefill" else x.decode_per_unit
     if x.path == "node":
-        count = f"{plan.units_at_peak} nodes × {per_unit} per node"
+        count = f"{plan.units_at_peak} node{'s' if plan.units_at_peak != 1 else ''} × {per_unit} per node"
     elif pool.copies_per_rental > 1 and pool.rentals_at_peak is not None:
         count = f"{pool.replicas_at_peak // pool.copies_per_rental} rentals × {pool.copies_per_rental} copies each"
     else:
@@ -142,7 +142,7 @@ def plan_terms(plan: DisaggregatedPlan, model: ModelSpec, workload: InferenceWor
             f"{figure(load.first_token_ms)} ms prefill + {figure(queue_ms)} ms queue + {figure(x.transfer_ms)} ms KV "
             f"transfer; mean, the queue at ρ {fixed(rho, 2)}, the peak hour's (p99 limit "
             f"{significant(workload.ttft_ms)} ms = {significant(DEFAULT_EFFICIENCY.p99_ttft_over_mean)} × mean "
-            "at most)",
+            "at most: p99_ttft_over_mean)",
         ),
         Term(
             "prefill capacity",
