@@ -148,7 +148,7 @@ def _billed_hours_hold(term: dict[str, Any]) -> bool:
 
 def _shown_arithmetic(term: dict[str, Any]) -> float:
     clause = first_clause(term["detail"])
-    value = stated_value(clause)
+    value = stated_value(re.sub(r"(\d)B(?![A-Za-z])", r"\1 × 10^9", clause))  # 8.03B params: 8.03e9
     if term["unit"] == "FLOP" and "GFLOP" in clause:
         return value * 1e9
     return value / 1e9 if term["unit"].startswith("GB") and "B params" in clause else value  # bytes read as GB

@@ -1,8 +1,7 @@
 """Evaluate the arithmetic a term's text shows: the clause before its first ';', words (units, labels) dropped.
 
 `2.080 ms per step + 61 layers x 0.02120 ms` -> 2.080 + 61 * 0.02120. A word is a run that starts with a letter
-(`TB/s`, `TP8`, `MBU`, `ρ`), so the slashes of units are not divisions; a lone `x` or `×` multiplies and `^` raises;
-a count of billions reads as one (`8.03B params`: 8.03e9)."""
+(`TB/s`, `TP8`, `MBU`, `ρ`), so the slashes of units are not divisions; a lone `x` or `×` multiplies and `^` raises."""
 
 from __future__ import annotations
 
@@ -11,8 +10,7 @@ import operator
 import re
 
 TOKEN = re.compile(
-    r"\s*(?:(?P<number>\d+(?:\.\d+)?)(?P<billions>B(?![A-Za-z]))?|(?P<times>[x×](?![A-Za-z]))|(?P<op>[-+*/^()])"
-    r"|(?P<word>[^\W\d_][^\s()]*))"
+    r"\s*(?:(?P<number>\d+(?:\.\d+)?)|(?P<times>[x×](?![A-Za-z]))|(?P<op>[-+*/^()])|(?P<word>[^\W\d_][^\s()]*))"
 )
 OPERATORS = {
     ast.Add: operator.add,
@@ -34,7 +32,7 @@ def expression_of(detail: str) -> str:
             raise ValueError(f"cannot read {clause[position:]!r} in {clause!r}")
         position = match.end()
         if match["number"]:
-            out.append(match["number"] + ("e9" if match["billions"] else ""))
+            out.append(match["number"])
         elif match["times"]:
             out.append("*")
         elif match["op"]:
