@@ -137,4 +137,4 @@ def test_disagg_counts_one_gpu_in_the_singular(client: TestClient) -> None:
     """QA: the aggregated side's 'replicas at peak' term read '1 instance, 1 GPUs'."""
     terms = client.get(f"/disagg.json?{QUERY}&requests_per_day=1000").json()["aggregated"]["terms"]
     replicas = next(t for t in terms if t["name"] == "replicas at peak")
-    assert replicas["detail"] == "1 instance, 1 GPU"
+    assert replicas["detail"] == "1; 1 instance, 1 GPU"  # the count first, as every term's figures (terms43)

@@ -117,7 +117,9 @@ def _option_row(s: ServingOption, include_terms: bool) -> dict[str, Any]:
     """The ranked option with its fleet and costs at the traffic: replicas are copies of the layout and instances
     the rentals holding them, whichever of the two the cost scales (ServingCost.units_at_peak is not emitted)."""
     row = plain(s.option)
-    if not include_terms:
+    if include_terms:  # with the terms of the row's own price, as the ranking's rows (plain_row)
+        row["terms"] = [*row["terms"], *plain(s.option.priced_terms())]
+    else:
         row.pop("terms", None)
     cost = plain(s.cost)
     del cost["units_at_peak"]

@@ -1,7 +1,7 @@
 """Evaluate the arithmetic a term's text shows: the clause before its first ';', words (units, labels) dropped.
 
 `2.080 ms per step + 61 layers x 0.02120 ms` -> 2.080 + 61 * 0.02120. A word is a run that starts with a letter
-(`TB/s`, `TP8`, `MBU`), so the slashes of units are not divisions; a lone `x` or `×` multiplies and `^` raises."""
+(`TB/s`, `TP8`, `MBU`, `ρ`), so the slashes of units are not divisions; a lone `x` or `×` multiplies and `^` raises."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import operator
 import re
 
 TOKEN = re.compile(
-    r"\s*(?:(?P<number>\d+(?:\.\d+)?)|(?P<times>[x×](?![A-Za-z]))|(?P<op>[-+*/^()])|(?P<word>[A-Za-z][^\s()]*))"
+    r"\s*(?:(?P<number>\d+(?:\.\d+)?)|(?P<times>[x×](?![A-Za-z]))|(?P<op>[-+*/^()])|(?P<word>[^\W\d_][^\s()]*))"
 )
 OPERATORS = {
     ast.Add: operator.add,

@@ -50,7 +50,9 @@ def test_a_lean_answer_writes_no_terms_and_a_full_one_each_configuration_once(wr
     assert len(written) == 2  # two GPUs, two offers each: one configuration per GPU
     assert full[0]["terms"] and all(isinstance(t, dict) for t in full[0]["terms"])
     same_gpu = [r for r in full if r["gpu_id"] == full[0]["gpu_id"]]
-    assert len(same_gpu) == 2 and same_gpu[0]["terms"] is same_gpu[1]["terms"]  # converted once, shared
+    # converted once, shared; each row's own price adds its terms (InferenceOption.priced_terms) after them
+    assert len(same_gpu) == 2 and all(a is b for a, b in zip(*(r["terms"][:-1] for r in same_gpu), strict=True))
+    assert [r["terms"][-1]["name"] for r in same_gpu] == ["$ per million output tokens"] * 2
 
 
 def test_lazy_terms_read_as_the_list_they_write() -> None:

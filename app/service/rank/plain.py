@@ -9,7 +9,7 @@ from datetime import date
 from functools import cache
 from typing import Any
 
-from app.scoring.explain import LazyTerms
+from app.scoring.explain import LazyTerms, Term
 from app.scoring.pricing.offers import LazyOptions
 from app.scoring.training.layouts.memory import Layout
 
@@ -122,8 +122,18 @@ def mean_latencies(ttft_ms: float | None, tpot_ms: float | None) -> dict[str, fl
 
 
 def plain_row(option: Any, include_terms: bool, shared: dict[int, Any] | None = None) -> dict[str, Any]:
-    """One ranked option as a dict; without terms (and assumptions), they are never converted (the costliest part)."""
-    return _fields_plain(option, _row_specs(option.__class__, include_terms), shared)
+    """One ranked option as a dict; without terms (and assumptions), they are never converted (the costliest part).
+    With them, an option's priced terms (its own price's: InferenceOption.priced_terms) follow its configuration's."""
+    row = _fields_plain(option, _row_specs(option.__class__, include_terms), shared)
+    priced = getattr(option, "priced_terms", None) if include_terms else None
+    if priced is not None:  # a copy: the configuration's list is shared
+        row["terms"] = [*row["terms"], *(_term_plain(t) for t in priced(shared))]
+    return row
+
+
+def _term_plain(term: Term) -> dict[str, Any]:
+    """plain() of a Term, written out (a row's priced term is converted for every row)."""
+    return {"name": term.name, "value": round(term.value, 6), "unit": term.unit, "detail": term.detail}
 
 
 @cache

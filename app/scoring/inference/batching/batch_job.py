@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.scoring.efficiency.inference import STATIC_BATCH_ENGINES, InferenceEfficiency
-from app.scoring.explain import Term, duration_text, fixed, significant
+from app.scoring.explain import Term, duration_text, figure, significant
 from app.scoring.inference.batching.operating_points import OperatingPoint, operating_point
 from app.scoring.inference.step.context import InferenceContext
 from app.scoring.inference.step.steps import decode_parts
@@ -105,13 +105,15 @@ class JobPlan:
             if self.replicas > 1
             else "on one replica (k replicas: about 1/k of the time, the same cost)"
         )
+        per = "3,600 s/h" if unit == "h" else "60 s/min"
+        drained = f" + {figure(t.drain_s)} s drain / {per}" if t.drain_s > 0 and not t.waves else ""
         return Term(
             "batch job",
             value,
             unit,
-            f"{t.requests:,} requests × {significant(t.output_len)} output tokens at "
-            f"{fixed(self.point.tokens_per_s, 0)} tok/s = "
-            f"{duration_text(t.steady_s)}{drain}; {duration_text(t.seconds)} {where}",
+            f"{t.requests:,} requests × {significant(t.output_len)} output tokens / "
+            f"{figure(self.point.tokens_per_s)} tokens/s / {per}{drained}; {duration_text(t.steady_s)} at the "
+            f"batch's output tokens/s{drain}; {duration_text(t.seconds)} {where}",
         )
 
 

@@ -124,7 +124,8 @@ def spread_words(
 def spread_term(workload: InferenceWorkload, copies: int, words: str) -> Term:
     """The explanation's first line where a fixed load is spread: the TTFT and TPOT after it are one copy's."""
     detail = (
-        f"{load_words(workload)} over {copies} copies: the TTFT and TPOT below are one copy's at its share; {words}"
+        f"{copies}; {load_words(workload)} over {copies} copies: the TTFT and TPOT below are one copy's at its share; "
+        f"{words}"
     )
     return Term("copies sharing the load", copies, "copies", detail)
 

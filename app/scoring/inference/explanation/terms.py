@@ -149,8 +149,8 @@ def _shared_pass_term(point: OperatingPoint) -> Term:
 
 def _wait_how(steps: float) -> str:
     if steps == PREFILL_FIRST_WAIT_STEPS:
-        return "the step in flight: SGLang prefills waiting prompts in a batch of their own"
-    return "the step in flight and the one that carries the prompt with the batch"
+        return "the step in flight: SGLang prefills waiting prompts in a batch of their own (PREFILL_FIRST_WAIT_STEPS)"
+    return "the step in flight and the one that carries the prompt with the batch (ttft_wait_steps)"
 
 
 def _ttft_detail(ctx: InferenceContext, eff: InferenceEfficiency, point: OperatingPoint, input_len: float) -> str:

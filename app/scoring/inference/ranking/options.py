@@ -17,6 +17,7 @@ from app.scoring.explain import Band, Term
 from app.scoring.hardware.cluster_caveat import unstated_cluster_caveat
 from app.scoring.hardware.machines import nodes_for, rented_gpus, shared_rack_assumption, shared_rack_caveat
 from app.scoring.inference.estimates.results import InferenceEstimate
+from app.scoring.inference.explanation.cost_terms import usd_per_million_term
 from app.scoring.inference.explanation.software_era import stale_software_note
 from app.scoring.inference.ranking.nearest_miss import NearestMiss
 from app.scoring.inference.ranking.pricing import ConfigurationPricing, cost_band
@@ -130,6 +131,19 @@ class InferenceOption:
 
     def to_dict(self) -> dict:
         return asdict(replace(self, terms=list(self.terms)))  # LazyTerms written out, as asdict copies lists
+
+    def priced_terms(self, memo: dict[Any, Any] | None = None) -> list[Term]:
+        """The terms this row's own price makes (its $ per million output tokens), written when read; with a `memo`,
+        the words its configuration (its shared terms) and its price share with other rows are written once."""
+        configuration = id(self.terms) if memo is not None else None
+        return usd_per_million_term(
+            self.gpu_count,
+            self.usd_per_gpu_hour,
+            self.output_tokens_per_s,
+            self.usd_per_million_output_tokens,
+            memo,
+            configuration,
+        )
 
     @property
     def rented_gpus(self) -> int:

@@ -50,6 +50,7 @@ class Pairing:
     transfer_ms: float
     prefill_per_unit: int = 1  # node path: instances of each role in one node
     decode_per_unit: int = 1
+    transfer_alpha_ms: float = 0.0  # the KV transfer's latency per layer sent (FABRIC_ALPHA_MS, or the node link's)
 
     @property
     def prefill_instance(self) -> PrefillInstance:
@@ -118,7 +119,7 @@ def _fabric_pair(p: PoolOffer, d: PoolOffer, model: ModelSpec, workload: Inferen
     assert isinstance(p.instance, PrefillInstance)
     budget = prefill_budget_ms(workload, DEFAULT_EFFICIENCY, transfer, p.instance)
     load = prefill_load(p.instance, budget, own_prefill_scale(workload, DEFAULT_EFFICIENCY))
-    return None if load is None else Pairing(p, d, load, "fabric", gbs, transfer)
+    return None if load is None else Pairing(p, d, load, "fabric", gbs, transfer, transfer_alpha_ms=FABRIC_ALPHA_MS)
 
 
 def _node_pair(
@@ -142,7 +143,7 @@ def _node_pair(
     best: Pairing | None = None
     for n_p in range(1, (per_node - tp_d) // tp_p + 1):
         for n_d in range(1, (per_node - n_p * tp_p) // tp_d + 1):
-            pairing = Pairing(p, d, load, "node", gbs, transfer, n_p, n_d)
+            pairing = Pairing(p, d, load, "node", gbs, transfer, n_p, n_d, alpha)
             if best is None or pairing.mean_usd_per_s(1.0) < best.mean_usd_per_s(1.0):
                 best = pairing
     return best

@@ -81,6 +81,8 @@ class PrefillLoad:
     queue_ms: float  # M/D/1 wait before the pass
     capacity_rps: float  # requests/s one instance serves at that utilisation
     first_token_ms: float  # the pass's last prompt done (pass_ms, or more through pipeline stages)
+    budget_ms: float = 0.0  # what the first token and the queue may take (pairing.prefill_budget_ms)
+    own_scale: float = 1.0  # the first token's weight against the budget (prefill_load's own_scale)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +131,8 @@ def prefill_load(instance: PrefillInstance, budget_ms: float, own_scale: float =
             continue
         capacity = rho * p.prompts / p.pass_ms * 1e3
         if best is None or capacity > best.capacity_rps:
-            best = PrefillLoad(p.prompts, p.pass_ms, rho, md1_wait_ms(p.pass_ms, rho), capacity, p.first_token_ms)
+            wait = md1_wait_ms(p.pass_ms, rho)
+            best = PrefillLoad(p.prompts, p.pass_ms, rho, wait, capacity, p.first_token_ms, budget_ms, own_scale)
     return best
 
 

@@ -90,6 +90,7 @@ class DisaggregatedPlan:
     usd_per_million_tokens_at_traffic: float  # prompt and output tokens together
     units_at_peak: int = 0  # node path: nodes at the peak hour
     idle_gpus_at_peak: int = 0  # node path: GPUs of the rented whole instances that no instance uses
+    requests_per_month: float = 0.0  # the traffic's requests in a month: what $ per million tokens divides by
 
     @property
     def ratio(self) -> str:
@@ -182,4 +183,5 @@ def price_pairing(pairing: Pairing, workload: InferenceWorkload, traffic: Traffi
         usd_per_million_tokens_at_traffic=served_usd_per_million(total, prompt_tokens + output_tokens),
         units_at_peak=units,
         idle_gpus_at_peak=idle,
+        requests_per_month=requests,
     )

@@ -17,7 +17,7 @@ from app.scoring.training.layouts.memory import Layout
 from app.scoring.training.ranking.slot_search import SharedTerms
 from app.scoring.training.run.limit_words import deadline_at_risk_text
 from app.scoring.training.run.offer_terms import RunCost, RunTerms
-from app.scoring.training.run.run_explain import billing_note, run_terms_explained
+from app.scoring.training.run.run_explain import billing_note, run_terms_explained, step_cost_terms
 from app.scoring.workload import TrainingWorkload
 
 
@@ -123,7 +123,11 @@ def priced_training_option(
     usd_step = s.usd_per_step(offer.usd_per_gpu_hour)
 
     def written() -> list[Term]:  # a page's leading rows and the rank API's terms=false never read them
-        return [*est.terms, *run_terms_explained(t, est.gpu_count, offer.usd_per_gpu_hour, cost.total_usd, w)]
+        return [
+            *est.terms,
+            *step_cost_terms(est, offer.usd_per_gpu_hour, w),
+            *run_terms_explained(t, est.gpu_count, offer.usd_per_gpu_hour, cost.total_usd, w),
+        ]
 
     return TrainingOption(
         gpu_id=offer.gpu_id,

@@ -60,7 +60,8 @@ def bubble_term(
     layers = f"{model.layers} over PP{pp}" if pp > 1 else f"all {model.layers}"
     why = (
         f"; the fixed per-step latency of the layers one GPU runs ({layers}: "
-        "kernel launches, optimizer, norm and clip syncs), which shows when each GPU has little work per step"
+        "kernel launches, optimizer, norm and clip syncs; step_latency_s_per_layer), which shows when each GPU has "
+        "little work per step"
     )
     if pp > 1:
         micro_batches = local_micro_batches(w.global_batch_seqs, layout.replicas(gpu_count), layout.micro_batch_seqs)
@@ -119,7 +120,7 @@ def tp_comm_term(
             f"per token 4 all-reduces (2 forward, 2 backward; under {MEGATRON_SP} an all-gather and a "
             f"reduce-scatter each, the same bytes) × 2 bytes × hidden {model.hidden_size:,} × ring 2 × "
             f"(TP{tp} - 1) / TP{tp} × {_tp_layers_words(model, tp, ep)}, over the TP group at {f(bandwidth)} GB/s per "
-            f"GPU; the exposed share, {f(e.tp_comm_exposed)}, is what compute does not hide (fitted, "
+            f"GPU; the exposed share, {f(e.tp_comm_exposed)}, is what compute does not hide (tp_comm_exposed, fitted, "
             "efficiency/training.py)" + _tp_expert_words(model, tp, ep)
         )
     if ulysses:
@@ -391,7 +392,7 @@ def ep_comm_term(
         )
         + f", over the EP group's {_ep_link(gpu, ep)} at {f(bandwidth)} GB/s per GPU"
         + ("; a token-dropping path sends its expert buffers padded to capacity" if capacity_factor > 1 else "")
-        + "; the expert GEMM waits for its tokens, so none of it hides behind compute"
+        + "; the expert GEMM waits for its tokens, so none of it hides behind compute (ep_a2a_exposed)"
     )
     return Term("exposed expert all-to-all", st.ep_comm_s, "s/step", text + why)
 
