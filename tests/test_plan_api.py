@@ -498,3 +498,16 @@ def test_the_verdict_names_the_providers_variant_of_the_model(client) -> None:  
     quote = ServerlessQuote("p", "P", "deepseek-r1", "DeepSeek-R1", 1, 1, 1, 1, None, "", False)
     assert replace(quote, provider_model_name="deepseek r1").priced_name == "DeepSeek-R1"  # one model, spelt apart
     assert replace(quote, provider_model_name="").priced_name == "DeepSeek-R1"
+
+
+def test_a_providers_filter_is_said_to_narrow_the_dedicated_side_only(client):
+    """qa43: 'only Lambda' was answered 'serverless is cheaper: Nebius AI Studio', with no word that the providers
+    filter leaves the per-token prices it compares with alone."""
+    query = "model=llama-3.1-70b&output_len=300&requests_per_day=432000"
+    body = client.get(f"/plan.json?{query}&providers=lambda").json()
+    assert {o["provider"] for o in body["options"]} == {"lambda"}
+    assert body["cheapest_serverless"]["provider"] != "lambda"
+    note = "The providers filter (lambda) narrows the dedicated GPU offers only: the serverless side compares"
+    assert any(n.startswith(note) for n in body["notes"])
+    assert note in unescape(client.get(f"/plan?{query}&providers=lambda").text)
+    assert not any("providers filter" in n for n in client.get(f"/plan.json?{query}").json()["notes"])
