@@ -46,6 +46,7 @@ def _row(then: Offer | None, now: Offer | None) -> dict[str, Any]:
     offer = now or then
     assert offer is not None  # a moved key is in one of the two catalogs
     return {
+        "offer_id": offer.offer_id,
         "provider": offer.provider_id,
         "provider_name": offer.provider_name,
         "gpu_id": offer.gpu_id,
