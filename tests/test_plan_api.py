@@ -511,3 +511,13 @@ def test_a_providers_filter_is_said_to_narrow_the_dedicated_side_only(client):
     assert any(n.startswith(note) for n in body["notes"])
     assert note in unescape(client.get(f"/plan?{query}&providers=lambda").text)
     assert not any("providers filter" in n for n in client.get(f"/plan.json?{query}").json()["notes"])
+
+
+def test_a_fleet_of_thousands_of_replicas_reads_with_thousands_separators(client):
+    """qa43: 5,000 requests/s of 70B read "2356 replicas at peak" beside "$2,294,390/month"."""
+    query = "model=llama-3.1-70b&output_len=300&peak_requests_per_s=5000"
+    best = client.get(f"/plan.json?{query}").json()["options"][0]
+    assert best["replicas_at_peak"] >= 1000
+    page = " ".join(unescape(re.sub(r"<[^>]+>", " ", client.get(f"/plan?{query}").text)).split())
+    assert f"{best['replicas_at_peak']:,} replica" in page
+    assert not re.search(r"\b\d{4,} (replica|instance)", page)
