@@ -521,3 +521,14 @@ def test_a_fleet_of_thousands_of_replicas_reads_with_thousands_separators(client
     page = " ".join(unescape(re.sub(r"<[^>]+>", " ", client.get(f"/plan?{query}").text)).split())
     assert f"{best['replicas_at_peak']:,} replica" in page
     assert not re.search(r"\b\d{4,} (replica|instance)", page)
+
+
+def test_a_request_rate_rankings_plan_link_carries_the_rate_as_the_plans_peak(client):
+    """qa43: 70B at 5 requests/s linked a plan that left the rate out and planned its default 100,000 requests/day."""
+    page = client.get("/?phase=inference&model=llama-3.1-70b&scenario=request_rate&requests_per_s=5").text
+    link = re.search(r'<p class="plan-link"><a href="(/plan\?[^"]+)">Dedicated vs[^<]*</a> <span[^>]*>([^<]*)', page)
+    assert link is not None
+    url = link.group(1).replace("&amp;", "&")
+    assert url == "/plan?phase=inference&model=llama-3.1-70b&peak_requests_per_s=5"
+    assert link.group(2) == "(leaves out Operating point, which a plan does not take)"
+    assert client.get(url.replace("/plan?", "/plan.json?")).json()["traffic"]["peak_requests_per_s"] == 5
