@@ -56,3 +56,14 @@ def test_compares_inference_summary_says_the_nodes_of_a_multi_node_first(client:
     assert summary is not None
     text = re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", summary.group(1))))
     assert f"Best: {best['gpu_count']}×{best['gpu_id']} · {best['nodes']} nodes at " in text
+
+
+def test_an_overloaded_question_says_so_above_the_form(client: TestClient) -> None:
+    """qa43: 70B at 50 requests/s falls behind on every offer; the page opened on its form, the word "overloaded"
+    below the fold and the results, with no strip at all, where any answer opens with one."""
+    query = "phase=inference&model=llama-3.1-70b&output_len=300&scenario=request_rate&requests_per_s=50"
+    assert client.get(f"/rank.json?{query}").json()["overloaded"]
+    strip = _strip(client, query).strip()
+    assert strip.startswith("Overloaded : on every offer that holds the model, one rented instance falls behind 50 ")
+    none = _strip(client, "phase=inference&model=llama-3.1-70b&gpus=A10").strip()
+    assert none.startswith("No offer runs this question")

@@ -83,3 +83,15 @@ def test_an_amd_card_against_an_nvidia_one_names_the_thin_rocm_factors_not_the_t
     # the sentence's subject first: "batch 40 against 9" after "1×MI300X fits fewer" read as the MI300X's 40 (qa36)
     assert "so 1×MI300X fits fewer requests in the same limits (batch 9 on 1×MI300X against 40 on 2×H100-SXM)" in note
     assert "ROCm" not in past_datasheet_note([fast, slow], GPUS, "fp8", "llamacpp")  # llama.cpp's own factors
+
+
+def test_a_fixed_load_compares_gpu_counts_per_gpu_so_no_note_blames_batches(client: TestClient) -> None:
+    """qa43: 70B at 5 requests/s, 2×B200 against 8×H100: both serve the 1,500 tokens/s that arrive, 4.0× per GPU by
+    their GPU counts alone, and the note said they "run different batches", past their datasheets."""
+    for load in ("scenario=request_rate&requests_per_s=5", "scenario=concurrency&concurrency=64"):
+        query = f"phase=inference&model=llama-3.1-70b&output_len=300&{load}&gpus=B200,H100-SXM"
+        body = client.get(f"/compare.json?{query}").json()
+        cards = {c["gpu_id"]: c["option"] for c in body["cards"]}
+        ratio = _per_gpu(cards["B200"]) / _per_gpu(cards["H100-SXM"])
+        assert ratio > PAST_DATASHEET * GPUS["B200"].memory_bandwidth_tbs / GPUS["H100-SXM"].memory_bandwidth_tbs
+        assert body["cards_note"] == "", load

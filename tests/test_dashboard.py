@@ -249,6 +249,7 @@ def test_saved_link_reproduces_with_its_prices_and_reports_changes(fresh_url: st
     assert after["options"] == before["options"]  # replayed with the saved prices
     assert after["saved"]["offers_changed_since"] == 3
     assert "3 offers changed since" in page
+    assert after["saved"]["price_moves_note"] and after["saved"]["price_moves_note"] in html_lib.unescape(page)  # qa43
 
 
 def test_share_rejects_a_bad_query_naming_the_field(client) -> None:  # type: ignore[no-untyped-def]

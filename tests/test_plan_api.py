@@ -498,3 +498,37 @@ def test_the_verdict_names_the_providers_variant_of_the_model(client) -> None:  
     quote = ServerlessQuote("p", "P", "deepseek-r1", "DeepSeek-R1", 1, 1, 1, 1, None, "", False)
     assert replace(quote, provider_model_name="deepseek r1").priced_name == "DeepSeek-R1"  # one model, spelt apart
     assert replace(quote, provider_model_name="").priced_name == "DeepSeek-R1"
+
+
+def test_a_providers_filter_is_said_to_narrow_the_dedicated_side_only(client):
+    """qa43: 'only Lambda' was answered 'serverless is cheaper: Nebius AI Studio', with no word that the providers
+    filter leaves the per-token prices it compares with alone."""
+    query = "model=llama-3.1-70b&output_len=300&requests_per_day=432000"
+    body = client.get(f"/plan.json?{query}&providers=lambda").json()
+    assert {o["provider"] for o in body["options"]} == {"lambda"}
+    assert body["cheapest_serverless"]["provider"] != "lambda"
+    note = "The providers filter (lambda) narrows the dedicated GPU offers only: the serverless side compares"
+    assert any(n.startswith(note) for n in body["notes"])
+    assert note in unescape(client.get(f"/plan?{query}&providers=lambda").text)
+    assert not any("providers filter" in n for n in client.get(f"/plan.json?{query}").json()["notes"])
+
+
+def test_a_fleet_of_thousands_of_replicas_reads_with_thousands_separators(client):
+    """qa43: 5,000 requests/s of 70B read "2356 replicas at peak" beside "$2,294,390/month"."""
+    query = "model=llama-3.1-70b&output_len=300&peak_requests_per_s=5000"
+    best = client.get(f"/plan.json?{query}").json()["options"][0]
+    assert best["replicas_at_peak"] >= 1000
+    page = " ".join(unescape(re.sub(r"<[^>]+>", " ", client.get(f"/plan?{query}").text)).split())
+    assert f"{best['replicas_at_peak']:,} replica" in page
+    assert not re.search(r"\b\d{4,} (replica|instance)", page)
+
+
+def test_a_request_rate_rankings_plan_link_carries_the_rate_as_the_plans_peak(client):
+    """qa43: 70B at 5 requests/s linked a plan that left the rate out and planned its default 100,000 requests/day."""
+    page = client.get("/?phase=inference&model=llama-3.1-70b&scenario=request_rate&requests_per_s=5").text
+    link = re.search(r'<p class="plan-link"><a href="(/plan\?[^"]+)">Dedicated vs[^<]*</a> <span[^>]*>([^<]*)', page)
+    assert link is not None
+    url = link.group(1).replace("&amp;", "&")
+    assert url == "/plan?phase=inference&model=llama-3.1-70b&peak_requests_per_s=5"
+    assert link.group(2) == "(leaves out Operating point, which a plan does not take)"
+    assert client.get(url.replace("/plan?", "/plan.json?")).json()["traffic"]["peak_requests_per_s"] == 5

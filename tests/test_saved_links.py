@@ -117,3 +117,24 @@ def test_a_link_whose_model_left_the_catalog_is_a_422_naming_the_model() -> None
     assert replayed.parsed.errors["model"].startswith(
         "model 'old-model' has left the catalog since this link was saved 2026-11-02"
     )
+
+
+def test_a_replay_names_the_ranked_offers_whose_price_moved_with_both_prices() -> None:
+    """qa43: a link whose #1 (Lambda's 2×B200) went from $6.89 to $9.89/GPU-h said "1 offer changed since", naming
+    none. An offer the question does not rank (here spot, not asked for) is counted but not named."""
+    spot = replace(OFFER, price_type="spot", usd_per_gpu_hour=1.5)
+    query = "phase=inference&model=llama-3.1-8b&weight_dtype=bf16"
+    link = SavedLink("s5", "/", query, date(2026, 11, 1), SAVED_AT, (OFFER, spot))
+    today = replace(OFFER, usd_per_gpu_hour=3.99, as_of=date(2026, 12, 7))
+    current = CatalogSnapshot(gpus={H100.id: H100}, offers=(today, replace(spot, usd_per_gpu_hour=1.9)))
+    saved = replay(link, current).saved
+    assert saved["offers_changed_since"] == 2
+    assert [(m["provider"], m["saved_usd_per_gpu_hour"], m["usd_per_gpu_hour"]) for m in saved["price_moves"]] == [
+        ("lambda", 2.99, 3.99)
+    ]
+    assert saved["price_moves_note"] == (
+        "The one this question ranks: Lambda's 8×H100-SXM on demand, saved at $2.99/GPU-h, $3.99 today (2026-12-07)."
+    )
+    spot_only = replay(link, CatalogSnapshot(gpus={H100.id: H100}, offers=(OFFER, replace(spot, usd_per_gpu_hour=2))))
+    assert spot_only.saved["price_moves"] == []
+    assert spot_only.saved["price_moves_note"] == "None of them is an offer this question ranks."

@@ -17,6 +17,7 @@ from app.service.query.view import with_view
 from app.service.rank.model_spec import UnknownId, model_spec_for
 from app.service.removed_since import RemovedSince, kept_gpus, refusals, removed_gpus_note, removed_since, saved_when
 from app.service.saved_history import history_note, history_offers
+from app.service.saved_price_moves import moves_note, price_moves
 
 MAX_QUERY_ITEMS = 200  # a saved query is canonical and short; a longer one is cut, never read whole
 # The weight dtype of an inference question without one, when links without it were saved (before release precisions).
@@ -86,6 +87,8 @@ def replay(link: SavedLink, current: CatalogSnapshot) -> Replay:
     history = history_offers(offers, parsed.workload, current)
     saved["superseded_offer_ids"] = [o.offer_id for o in history]
     saved["superseded_note"] = history_note(history, current, link.saved_at)
+    saved["price_moves"] = price_moves(offers, parsed.workload, current)
+    saved["price_moves_note"] = moves_note(saved["price_moves"], saved["offers_changed_since"])
     _drop_removed(parsed, gone, saved_when(link.saved_at, link.prices_as_of))
     return Replay(parsed, snapshot, saved)
 

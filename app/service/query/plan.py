@@ -265,9 +265,12 @@ def ranking_query(workload: InferenceWorkload, peak_requests_per_s: float) -> st
 
 
 def plan_link(ranking_question: str) -> tuple[str, list[str]]:
-    """A ranking's question as a plan's (its peak in requests/s is the plan's traffic), and the settings a plan
-    does not take, left out of it (its scenario, a batch job, peak clients): the link says which."""
+    """A ranking's question as a plan's (its peak in requests/s, or its request rate, is the plan's peak traffic),
+    and the settings a plan does not take, left out of it (its scenario, a batch job, peak clients): the link says
+    which."""
     pairs = parse_qsl(ranking_question, keep_blank_values=True)
+    if ("scenario", "request_rate") in pairs:  # the same traffic as its peak, as the ranking's replicas_url does (qa43)
+        pairs = [("peak_requests_per_s", v) if k == "requests_per_s" else (k, v) for k, v in pairs]
     left_out = [key for key, _ in pairs if key not in IGNORED and not PLAN_FIELDS.takes(key)]
     kept = [(key, value) for key, value in pairs if PLAN_FIELDS.takes(key)]
     return urlencode(kept, safe=","), left_out

@@ -96,8 +96,14 @@ def ranked_page(
     )
 
 
+# Where the question fixes the load (a request rate, clients, a batch, one stream) every card serves that load, so its
+# tokens/s per GPU divide one load by its GPU count: a ratio past the datasheets is then the GPU counts' (2×B200 at 4×
+# 8×H100's per GPU at 5 requests/s, both 1,500 tokens/s), and the note blamed "different batches" (qa43).
+CARD_SIZED_SCENARIOS = ("latency_bound", "max_throughput")
+
+
 def _cards_note(workload: Workload, per_gpu: dict[str, dict[str, Any]], snapshot: CatalogSnapshot) -> str:
-    if not isinstance(workload, InferenceWorkload):
+    if not isinstance(workload, InferenceWorkload) or workload.scenario not in CARD_SIZED_SCENARIOS:
         return ""
     return past_datasheet_note(per_gpu.values(), snapshot.gpus, workload.weight_dtype or "bf16", workload.engine)
 

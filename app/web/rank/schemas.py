@@ -196,7 +196,8 @@ class InferenceRankResponse(RankResponseBase):
         None,
         description="present only on /compare.json: where the cards' output tokens/s per GPU differ by more than "
         f"{PAST_DATASHEET:g}× the larger of their datasheet ratios (memory bandwidth, dense peak), why, as the page "
-        "says it under the cards ('' otherwise)",
+        "says it under the cards ('' otherwise, and at a load the question fixes: a request rate, clients, a batch "
+        "or one stream, where tokens/s per GPU divide that load by the GPU counts)",
     )
 
 

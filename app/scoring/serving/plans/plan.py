@@ -191,6 +191,12 @@ def infeasible_groups(ranking_keys: Sequence[tuple[str, int, str]]) -> list[Infe
     return [InfeasibleGroup(gpu, count, reason, offers) for (gpu, count, reason), offers in counts.items()]
 
 
+# "Only Lambda" was answered "serverless is cheaper: Nebius AI Studio" with no word that the filter left the per-token
+# side alone (qa43).
+PROVIDERS_DEDICATED_ONLY_NOTE = (
+    "The providers filter ({providers}) narrows the dedicated GPU offers only: the serverless side compares per-token "
+    "prices from every provider."
+)
 DEDICATED_ONLY_NOTE = (
     "A model you {verb} has its own weights, which no serverless API hosts at a listed per-token price: "
     "it is planned on dedicated GPUs only (no serverless option, no substitute model)."
@@ -243,6 +249,8 @@ def plan_serving(
         quotes, notes = trained_model_quotes(trained_with, model.id, quotes)
     elif not quotes:
         notes.append(no_stand_in_note(model))
+    if workload.providers and quotes:
+        notes.append(PROVIDERS_DEDICATED_ONLY_NOTE.format(providers=", ".join(workload.providers)))
     infeasible = infeasible_groups(ranking.row_keys[ranking.feasible_count :]) if not ranking.feasible_count else []
     plan = serving_plan_from(
         model.id,
