@@ -123,7 +123,10 @@ def priced_training_option(
     usd_step = s.usd_per_step(offer.usd_per_gpu_hour)
 
     def written() -> list[Term]:  # a page's leading rows and the rank API's terms=false never read them
-        return [*est.terms, *run_terms_explained(t, est.gpu_count, offer.usd_per_gpu_hour, cost.total_usd, w)]
+        return [
+            *est.terms,
+            *run_terms_explained(t, est.gpu_count, offer.usd_per_gpu_hour, cost.total_usd, w, est.step_time_s),
+        ]
 
     return TrainingOption(
         gpu_id=offer.gpu_id,

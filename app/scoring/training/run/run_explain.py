@@ -95,11 +95,29 @@ def billing_note(t: RunTerms) -> str:
     return "; ".join(parts)
 
 
+def steps_term(t: RunTerms, w: TrainingWorkload, step_time_s: float) -> Term:
+    """The optimizer steps the token budget takes and the hours they run: the link from a step's terms to the run's
+    (found by qa44: the bill's '45.8 h of run' followed from no line a reader could check)."""
+    tokens_per_step = w.global_batch_seqs * w.seq_len
+    steps = w.total_tokens / tokens_per_step
+    detail = (
+        f"{w.total_tokens:,.0f} tokens ÷ {tokens_per_step:,} tokens a step ({w.global_batch_seqs:,} sequences × "
+        f"{w.seq_len:,} tokens); × {figure(step_time_s)} s a step = {hours_text(t.work_hours)} h of run"
+    )
+    return Term("steps", steps, "steps", detail + (", before interruptions" if t.interruptions else ""))
+
+
 def run_terms_explained(
-    t: RunTerms, gpu_count: int, usd_per_gpu_hour: float, total_usd: float, w: TrainingWorkload
+    t: RunTerms,
+    gpu_count: int,
+    usd_per_gpu_hour: float,
+    total_usd: float,
+    w: TrainingWorkload,
+    step_time_s: float | None = None,
 ) -> list[Term]:
-    """The explanation's lines for the run's bill: the wall time on spot, the hours billed and the total."""
-    terms = []
+    """The explanation's lines for the run's bill: its steps and their hours (given the step's time), the wall time on
+    spot, the hours billed and the total."""
+    terms = [] if step_time_s is None else [steps_term(t, w, step_time_s)]
     if t.interruptions:
         checkpoint, restart = hours_text(w.checkpoint_interval_hours), hours_text(RESTART_HOURS)
         detail = (
