@@ -334,9 +334,9 @@ def test_a_training_ranking_links_its_run_as_a_train_then_serve_plan_that_prices
     link = re.search(r'<p class="plan-link"><a href="(/plan\?[^"]+)">Train it, then serve it', page)
     assert link is not None
     url = link.group(1).replace("&amp;", "&")
-    assert url == (
-        "/plan?model=llama-3.1-70b&train_method=full_ft&train_total_tokens=200000000&train_max_days=5"
-        "&train_gpus=H100-SXM,H200&months=12"
+    assert url == (  # /plan's canonical spelling, so following it costs no 303 (qa44)
+        "/plan?model=llama-3.1-70b&requests_per_day=100000&months=12&train_method=full_ft"
+        "&train_total_tokens=200000000&train_max_days=5&train_gpus=H100-SXM,H200"
     )
     lifecycle = client.get(url.replace("/plan?", "/plan.json?")).json()["lifecycle"]
     best = client.get(f"/rank.json?{question}&max_days=5").json()["options"][0]

@@ -295,4 +295,5 @@ def training_plan_link(ranking_question: str, max_context: int | None = None) ->
             left_out.append(key)
     kept.extend((key, str(value)) for key, value in lengths_within(max_context).items())
     kept.append(("months", str(DEFAULT_MONTHS)))
-    return urlencode(kept, safe=","), left_out
+    # as /plan writes it back, so following it costs no 303 (found by qa44); as built where /plan refuses it
+    return parse_plan(kept).canonical or urlencode(kept, safe=","), left_out

@@ -11,9 +11,9 @@ from app.scoring.explain import fixed, significant, usd_shown
 from app.scoring.inference.ranking.nearest_miss import NearestMiss
 from app.scoring.inference.ranking.options import idle_gpus_words
 from app.scoring.inference.ranking.release_precision import Weights
-from app.scoring.pricing.offers import left_out_note
+from app.scoring.pricing.offers import left_out_note, matching_offers
 from app.scoring.pricing.price_terms import HOURS_PER_MONTH
-from app.scoring.specs import CatalogSnapshot, ModelSpec
+from app.scoring.specs import PRICE_TYPES, CatalogSnapshot, ModelSpec
 from app.scoring.training.run.batch_size import global_batch
 from app.scoring.workload import Filters, InferenceWorkload, TrainingWorkload
 from app.service.query.canonical import canonical_query
@@ -71,6 +71,7 @@ def answer_body(
         "feasible_options": ranking.feasible_count,
         "notes": list(getattr(ranking, "notes", []))
         + left_out_notes(bool(ranking.feasible_count), snapshot, workload)
+        + unoffered_gpus_notes(snapshot, workload)
         + ([weights.note] if weights else [])
         + ([extra["replicas"]["note"]] if "replicas" in extra else [])
         + ([extra["nearest_option"]["note"]] if "nearest_option" in extra else []),
@@ -240,6 +241,21 @@ def left_out_notes(answered: bool, snapshot: CatalogSnapshot, filters: Filters) 
         return []
     note = left_out_note(snapshot.offers, snapshot.gpus, filters)
     return [note] if note else []
+
+
+def unoffered_gpus_notes(snapshot: CatalogSnapshot, filters: Filters) -> list[str]:
+    """The GPUs a `gpus` filter names that no offer matches on any price terms, stale or not: a known GPU nobody here
+    rents is no error (catalog_ids), but a ranking silently without it read as though it had lost (found by qa44:
+    RTX-3090 and RTX-6000-ADA asked beside L40S and H100 left no trace in the JSON or the page)."""
+    if not filters.gpus:
+        return []
+    loose = filters.model_copy(update={"price_types": list(PRICE_TYPES), "include_stale": True})
+    offered = {o.gpu_id.lower() for o in matching_offers(snapshot.offers, snapshot.gpus, loose)}
+    missing = [g for g in filters.gpus if g.lower() not in offered]
+    if not missing:
+        return []
+    names = f"{', '.join(missing[:-1])} or {missing[-1]}" if len(missing) > 1 else missing[0]
+    return [f"No offer of {names} matches the filters on any price terms, stale or not, so the ranking has none."]
 
 
 SERVERLESS_JOB_QUOTES = 3  # the cheapest per-token API prices a batch job is set beside

@@ -172,6 +172,15 @@ class LifecycleCombinationOut(BaseModel):
         "read on or before that day), ~2025, undated"
     )
     serving_price_source_url: str = Field(description="where the serving price was read; empty: no source stated")
+    training_cluster_caveat: str = Field(
+        description="the training ranking row's `cluster_caveat`: the run spans more nodes than its offer says it "
+        "supplies to one job, so that size is assumed available (`node count unstated` in the labels and "
+        "training_price_caveats); empty otherwise"
+    )
+    training_deadline_at_risk: str = Field(
+        description="the training ranking row's `deadline_at_risk`: the run meets its deadline or budget on its "
+        "estimate but not at its band's slow end; empty otherwise"
+    )
 
 
 class LifecycleResponse(BaseModel):

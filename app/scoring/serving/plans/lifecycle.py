@@ -52,6 +52,10 @@ class LifecycleCombination:
     serving_as_of: date | None = None
     serving_as_of_label: str = "undated"  # the date as its source gives it: 2026-09-20, ≤2026-12-01, ~2025, undated
     serving_price_source_url: str = ""
+    # What the training ranking's row labels beside its price (TrainingOption's fields, '' where none): the node count
+    # the run assumes of an offer that states none, and a deadline or budget its band's slow end misses
+    training_cluster_caveat: str = ""
+    training_deadline_at_risk: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,10 +124,19 @@ def distinct_labels(labels: list[str], options: Sequence[_Priced]) -> list[str]:
     return labels
 
 
+CLUSTER_LABEL = "node count unstated"  # the ranked tables' badge for a row's cluster_caveat
+
+
+def training_caveats(t: TrainingOption) -> tuple[str, ...]:
+    """A training price's caveats as a plan's label says them: the offer's, then the ranked row's "node count
+    unstated" badge where the run spans more nodes than the offer says it supplies (found by qa44: /plan dropped it)."""
+    return (*t.price_caveats, *((CLUSTER_LABEL,) if t.cluster_caveat else ()))
+
+
 def training_labels(training: Sequence[TrainingOption]) -> list[str]:
     base = [
         f"{t.gpu_count}×{t.gpu_id} at {t.provider_name} "
-        f"({terms_text(t.price_type, t.price_caveats, t.interruptible, t.stale)})"
+        f"({terms_text(t.price_type, training_caveats(t), t.interruptible, t.stale)})"
         for t in training
     ]
     return distinct_labels(base, training)
@@ -150,7 +163,7 @@ def combine(
                     total,
                     train_usd / total if total else 0.0,
                     months * monthly / total if total else 0.0,
-                    t.price_caveats,
+                    training_caveats(t),
                     candidate.price_caveats,
                     t.billed_hours or t.total_hours or 0.0,
                     t.layout,
@@ -160,6 +173,8 @@ def combine(
                     candidate.as_of,
                     candidate.as_of_label,
                     candidate.source_url,
+                    t.cluster_caveat,
+                    t.deadline_at_risk,
                 )
             )
     return sorted(rows, key=lambda r: (r.total_usd, r.training, r.serving))
