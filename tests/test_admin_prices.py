@@ -81,6 +81,23 @@ def test_import_inserts_updates_counts_and_records_history(admin: TestClient) ->
     assert history[-1]["source_url"] == "https://example.com/new" and history[-1]["changed_at"]
 
 
+def test_an_older_price_kept_out_is_counted_once_among_the_rows_and_said_so(admin: TestClient) -> None:
+    """qa43: a row whose price is older than the stored one counts as unchanged and as newer_kept, which the docs
+    said was 'rows identical': the three row counts add up to the rows sent, and the descriptions say the overlap."""
+    existing = next(o for o in offers_now(admin) if o["provider_id"] == "runpod" and o["as_of"])
+    older = {k: existing[k] for k in OfferBase.model_fields}
+    older.update(usd_per_hour=existing["usd_per_hour"] * 3, usd_per_gpu_hour=existing["usd_per_gpu_hour"] * 3)
+    older["as_of"] = "2020-01-01"
+    counts = admin.post("/api/v1/admin/offers", json=[OFFER, older], headers=AUTH).json()
+    assert counts == {"inserted": 1, "updated": 0, "unchanged": 1, "prices_changed": 0, "newer_kept": 1}
+    assert counts["inserted"] + counts["updated"] + counts["unchanged"] == 2
+    stored = next(o for o in offers_now(admin) if o["id"] == existing["id"])
+    assert stored["usd_per_gpu_hour"] == existing["usd_per_gpu_hour"]
+    fields = admin.get("/openapi.json").json()["components"]["schemas"]["ImportResult"]["properties"]
+    assert "counted in newer_kept too" in fields["unchanged"]["description"]
+    assert "also counted in unchanged" in fields["newer_kept"]["description"]
+
+
 def test_bad_row_rejects_whole_batch_naming_index_and_field(admin: TestClient) -> None:
     before = offers_now(admin)
     bad_reference = {**OFFER, "instance_type": "other", "gpu_id": "NO-SUCH-GPU"}

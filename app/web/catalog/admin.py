@@ -36,9 +36,16 @@ class OfferImport(OfferBase):
 class ImportResult(BaseModel):
     inserted: int = Field(description="rows of offers not in the catalog: added, each with its first price history")
     updated: int = Field(description="offers whose stored fields the rows changed (prices_changed of them in price)")
-    unchanged: int = Field(description="rows identical to the offer stored: nothing written")
+    unchanged: int = Field(
+        description="rows that changed nothing stored: identical to the offer, or differing only in a price older "
+        "than the stored one (counted in newer_kept too); inserted + updated + unchanged = the rows sent"
+    )
     prices_changed: int = Field(description="updated offers whose price changed: each appended to its history")
-    newer_kept: int = Field(0, description="offers whose stored price is a newer reading than the row's: kept")
+    newer_kept: int = Field(
+        0,
+        description="rows whose price is an older reading than the stored one: the stored price kept (each also "
+        "counted in unchanged, or in updated where the row changed other fields)",
+    )
 
 
 OfferBatch = Annotated[list[OfferImport], Body(min_length=1, max_length=price_import.MAX_BATCH_OFFERS)]
