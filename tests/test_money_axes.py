@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.web.rendering.charts import log_axis
+from app.web.rendering.charts import log_axis, money_axis
 
 PAGES = [
     "/?phase=inference&model=llama-3.1-70b",
@@ -64,3 +64,9 @@ def test_the_bar_charts_money_axes_carry_the_prefix(client: TestClient) -> None:
 def test_a_log_money_axis_without_explicit_ticks_keeps_its_prefix() -> None:
     assert log_axis("$ per step", None, prefix="$")["tickprefix"] == "$"
     assert "tickprefix" not in log_axis("requests per day", None)
+
+
+def test_a_linear_money_axis_separates_thousands() -> None:
+    """screens2 left "$1000" on linear money ticks where the page writes $1,000."""
+    axis = money_axis("monthly cost (USD)")
+    assert axis["tickprefix"] == "$" and axis["separatethousands"] is True

@@ -48,9 +48,10 @@ def layout(**overrides: Any) -> dict[str, Any]:
 
 
 def money_axis(title: str, **extra: Any) -> dict[str, Any]:
-    """A linear axis of dollars from zero: its ticks read "$20k", not a bare "20k" (the site's one rule for money
-    axes; log_axis's prefix="$" does the same on a log axis)."""
-    return {"title": {"text": title}, "rangemode": "tozero", "tickprefix": "$", **extra}
+    """A linear axis of dollars from zero: its ticks read "$20k", not a bare "20k", and "$1,000", not "$1000"
+    (plotly writes 1,000-9,999 without a separator unless told; the site's one rule for money axes; log_axis's
+    prefix="$" does the same on a log axis)."""
+    return {"title": {"text": title}, "rangemode": "tozero", "tickprefix": "$", "separatethousands": True, **extra}
 
 
 def log_axis(title: str, values: Iterable[float | None] | None = None, *, prefix: str = "") -> dict[str, Any]:
