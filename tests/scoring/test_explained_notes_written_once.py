@@ -5,6 +5,7 @@ explains every (GPU, machine) slot's kept layout and an answer shows the notes o
 every part of explain_estimate says, in its order, the band's evidence last."""
 
 import itertools
+from collections.abc import Iterator
 
 import pytest
 
@@ -13,7 +14,7 @@ from app.scoring.explain import WrittenOnce
 from app.scoring.inference.bands.latency_bands import latency_bands
 from app.scoring.inference.bands.limits import limit_multiples, limits_at_risk
 from app.scoring.inference.estimates.estimate import solve_inference
-from app.scoring.inference.estimates.results import Solution
+from app.scoring.inference.estimates.results import InferenceEstimate, Solution
 from app.scoring.inference.explanation import explain_estimate
 from app.scoring.inference.explanation.explain_estimate import explain
 from app.scoring.workload import InferenceWorkload
@@ -29,28 +30,35 @@ QUESTIONS = (
 )
 
 
-def test_explain_writes_no_note_until_one_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+def _explained_counting(
+    monkeypatch: pytest.MonkeyPatch, writer: str
+) -> Iterator[tuple[Solution, InferenceEstimate, list[Solution]]]:
+    """Each question's solved estimate on a few GPUs, explained, with the solutions explain_estimate's `writer` has
+    written words for since (empty until the estimate's words are read)."""
     written: list[Solution] = []
-    write = explain_estimate._assumptions
+    write = getattr(explain_estimate, writer)
 
     def counting(s: Solution, *rest):  # type: ignore[no-untyped-def]
         written.append(s)
         return write(s, *rest)
 
-    monkeypatch.setattr(explain_estimate, "_assumptions", counting)
-    checked = 0
+    monkeypatch.setattr(explain_estimate, writer, counting)
     for question, gpu_id, count in itertools.product(QUESTIONS, ("H100-SXM", "H200", "MI300X"), (1, 8)):
+        written.clear()  # solving and explaining write nothing yet
         workload = InferenceWorkload.model_validate(question)
         solved = solve_inference(GPUS[gpu_id], count, MODELS[workload.model], workload)
-        if not isinstance(solved, Solution):
-            continue
-        est = explain(solved)
+        if isinstance(solved, Solution):
+            yield solved, explain(solved), written
+
+
+def test_explain_writes_no_note_until_one_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    checked = 0
+    for solved, est, written in _explained_counting(monkeypatch, "_assumptions"):
         assert isinstance(est.assumption_notes, WrittenOnce) and written == []
         notes = est.assumptions
         assert written == [solved] and est.assumptions is notes  # written once, then kept
         assert notes == [*solved.ctx.assumptions, *notes[len(solved.ctx.assumptions) :]]
         assert notes[-1] and notes[-1] == est.assumptions[-1]  # the band's evidence last
-        written.clear()
         checked += 1
     assert checked > 12
 
@@ -78,25 +86,11 @@ def test_limits_at_risk_are_written_when_read() -> None:
 def test_fits_words_are_written_when_read(monkeypatch: pytest.MonkeyPatch) -> None:
     """A feasible estimate's reason ('fits: batch N of max M on ...', a light load's words) is written when first read
     (found by speed28): a ranking's row keys and refused rows no longer read every slot's, and an answer shows few."""
-    written: list[Solution] = []
-    write = explain_estimate._fits_words
-
-    def counting(s: Solution, *rest):  # type: ignore[no-untyped-def]
-        written.append(s)
-        return write(s, *rest)
-
-    monkeypatch.setattr(explain_estimate, "_fits_words", counting)
     checked = 0
-    for question, gpu_id, count in itertools.product(QUESTIONS, ("H100-SXM", "H200", "MI300X"), (1, 8)):
-        workload = InferenceWorkload.model_validate(question)
-        solved = solve_inference(GPUS[gpu_id], count, MODELS[workload.model], workload)
-        if not isinstance(solved, Solution):
-            continue
-        est = explain(solved)
+    for solved, est, written in _explained_counting(monkeypatch, "_fits_words"):
         assert isinstance(est.reason_words, WrittenOnce) and written == []
         reason = est.reason
         assert written == [solved] and est.reason is reason
         assert reason.startswith(("fits: ", "fits below one request in flight"))
-        written.clear()
         checked += 1
     assert checked > 12
